@@ -1,0 +1,103 @@
+import { mkdirSync } from 'node:fs'
+import { availableParallelism, totalmem } from 'node:os'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { Background } from './domain/background'
+import type { DomainContext } from './domain/context'
+import { ensurePlatform } from './domain/platform/bootstrap'
+import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/projects'
+import { platformToken } from './domain/platform/settings'
+import { resumeStreams } from './domain/platform/stream'
+import { dataLayout } from './paths'
+import { buildServer } from './server'
+import { isLoopbackHost } from './server/security'
+import { openMetaDb } from './store/meta'
+import { Warehouse } from './store/warehouse'
+import { version } from './version'
+
+export interface Credentials {
+  xtoken: string
+  projects: { appKey: string; token: string; name: string }[]
+}
+
+export interface AppOptions {
+  dataDir: string
+  host?: string
+  /** 0 picks a free port. */
+  port?: number
+  uiDir?: string | null
+  extraOrigins?: string[]
+  logger?: FastifyServerOptions['logger']
+  /** DuckDB threads and memory limit per project database. */
+  threads?: number
+  memoryLimit?: string
+}
+
+export interface RunningApp {
+  url: string
+  port: number
+  ctx: DomainContext
+  server: FastifyInstance
+  credentials(): Credentials
+  /** Stops accepting requests, lets running ones finish, then closes both databases. */
+  close(): Promise<void>
+}
+
+/** Opens the data folder's stores and makes sure the platform is ready for use. */
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit'>, onError: (err: unknown, what: string) => void): DomainContext {
+  const layout = dataLayout(options.dataDir)
+  mkdirSync(options.dataDir, { recursive: true })
+  const meta = openMetaDb(layout.meta)
+  const warehouse = new Warehouse({
+    dir: layout.projects,
+    threads: options.threads ?? availableParallelism(),
+    memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
+  })
+  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version }
+  ensurePlatform(ctx)
+  return ctx
+}
+
+export function credentialsOf(ctx: DomainContext): Credentials {
+  return { xtoken: platformToken(ctx.meta), projects: projectCredentials(ctx) }
+}
+
+/** Starts the whole product on loopback: stores, background work, the HTTP API and the web UI. */
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const host = options.host ?? '127.0.0.1'
+  if (!isLoopbackHost(host)) throw new Error(`refusing to listen on ${host}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed`)
+  let server: FastifyInstance | undefined
+  const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
+  try {
+    server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
+    resumeUnfinishedProjects(ctx)
+    resumeStreams(ctx)
+    await server.listen({ host, port: options.port ?? 0 })
+  } catch (err) {
+    await server?.close()
+    await ctx.background.idle()
+    await ctx.warehouse.close()
+    ctx.meta.close()
+    throw err
+  }
+  const address = server.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const urlHost = host === '::1' ? '[::1]' : host
+  const running = server
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    ctx,
+    server: running,
+    credentials: () => credentialsOf(ctx),
+    close: () => {
+      closing ??= (async () => {
+        await running.close()
+        await ctx.background.idle()
+        await ctx.warehouse.close()
+        ctx.meta.close()
+      })()
+      return closing
+    },
+  }
+}

@@ -1,0 +1,151 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { credentialsOf, openContext, startApp, type RunningApp } from './app'
+import { dataLayout, defaultDataDir } from './paths'
+
+const USAGE = `usage: uba-desk <command> [options]
+
+commands:
+  serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL]
+               the headless server: API, /docs and the web UI on loopback
+               (--port 0 picks a free port; default 5177)
+  credentials  --data-dir DIR
+               prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
+
+--data-dir defaults to ${defaultDataDir()}`
+
+export const DEFAULT_PORT = 5177
+
+/** The built web UI, next to the sources (repo checkout) or the bundle (built app). */
+export function defaultUiDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  return resolve(here, '..', 'out', 'renderer')
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Refuses to start over a data folder that a live server already holds (its DuckDB files are locked). */
+function claimDataDir(serverFile: string): void {
+  if (!existsSync(serverFile)) return
+  try {
+    const other = JSON.parse(readFileSync(serverFile, 'utf8')) as { pid?: number; url?: string }
+    if (other.pid && other.pid !== process.pid && isAlive(other.pid)) {
+      throw new Error(`another UBA Desk server (pid ${other.pid}) already serves this data folder at ${other.url}`)
+    }
+  } catch (err) {
+    if (err instanceof SyntaxError) return
+    throw err
+  }
+}
+
+export interface ServeOptions {
+  dataDir: string
+  port: number
+  host: string
+  allowOrigins: string[]
+  uiDir?: string
+}
+
+/** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
+export async function serve(options: ServeOptions): Promise<RunningApp> {
+  const layout = dataLayout(options.dataDir)
+  mkdirSync(options.dataDir, { recursive: true })
+  claimDataDir(layout.serverFile)
+  const logDir = join(options.dataDir, 'logs')
+  mkdirSync(logDir, { recursive: true })
+  const logger = pino(
+    { level: process.env.UBA_DESK_LOG_LEVEL ?? 'info', redact: ['req.headers.token', 'req.headers.xtoken', 'req.headers.appkey'] },
+    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true }),
+  )
+  const app = await startApp({
+    dataDir: options.dataDir,
+    host: options.host,
+    port: options.port,
+    uiDir: options.uiDir ?? defaultUiDir(),
+    extraOrigins: options.allowOrigins,
+    logger,
+  })
+  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid }, null, 2) + '\n', { mode: 0o600 })
+  console.log(`listening on ${app.url}`)
+  console.log(`data folder: ${options.dataDir}`)
+  console.log(`log: ${join(logDir, 'server.log')}`)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: shutting down`)
+    try {
+      await app.close()
+    } finally {
+      rmSync(layout.serverFile, { force: true })
+      logger.flush()
+      process.exit(0)
+    }
+  }
+  process.once('SIGINT', () => void stop('SIGINT'))
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  return app
+}
+
+async function credentials(dataDir: string): Promise<void> {
+  const ctx = openContext({ dataDir }, (err) => console.error(err))
+  try {
+    console.log(JSON.stringify(credentialsOf(ctx), null, 2))
+  } finally {
+    await ctx.background.idle()
+    await ctx.warehouse.close()
+    ctx.meta.close()
+  }
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_PORT
+  const port = Number(text)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not ${text}`)
+  return port
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
+  switch (command) {
+    case 'serve':
+      await serve({ dataDir, port: parsePort(values.port), host: values.host!, allowOrigins: values['allow-origin']! })
+      return
+    case 'credentials':
+      await credentials(dataDir)
+      return
+    default:
+      console.log(USAGE)
+      if (command !== undefined && command !== 'help' && !values.help) process.exitCode = 2
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((err: Error) => {
+    console.error(`uba-desk: ${err.message}`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,18 @@
+import type { MetaDb } from '../store/meta'
+import type { Warehouse } from '../store/warehouse'
+import type { Background } from './background'
+
+/** What every domain function works on: the two stores and the background runner. */
+export interface DomainContext {
+  meta: MetaDb
+  warehouse: Warehouse
+  background: Background
+  /** The product version reported as a project's `version`. */
+  version: string
+}
+
+/** The account that performs an operation (`loginUser`), or null when the API itself does. */
+export interface Operator {
+  id: number
+  email: string
+}

@@ -1,0 +1,37 @@
+import type { MetaDb } from '../../store/meta'
+import { newToken } from './secrets'
+
+/** Settings kept in the metadata database, with their defaults. */
+const DEFAULTS = {
+  /** Most projects with status 1 the platform holds (501 past that). */
+  'quota.projects': '100',
+} as const
+
+export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken'
+
+export function getSetting(meta: MetaDb, key: SettingKey): string | undefined {
+  const row = meta.prepare('SELECT value FROM settings WHERE key = ?').get(key) as
+    | { value: string }
+    | undefined
+  return row?.value ?? (DEFAULTS as Record<string, string>)[key]
+}
+
+export function setSetting(meta: MetaDb, key: SettingKey, value: string): void {
+  meta
+    .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+    .run(key, value)
+}
+
+export function numericSetting(meta: MetaDb, key: keyof typeof DEFAULTS): number {
+  return Number(getSetting(meta, key))
+}
+
+/** The platform authorization code (`xtoken`), created on first start (192 bits). */
+export function platformToken(meta: MetaDb): string {
+  let token = getSetting(meta, 'platform.xtoken')
+  if (!token) {
+    token = newToken(24)
+    setSetting(meta, 'platform.xtoken', token)
+  }
+  return token
+}

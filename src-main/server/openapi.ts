@@ -1,0 +1,60 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { errorSchema } from './schemas/common'
+
+const description = `
+The localhost API of UBA Desk. It follows the open API of a server-based behaviour-analytics
+platform, so tools written for that API work against this laptop unchanged.
+
+**Authentication** (spec part 5). Project endpoints take the headers \`appKey\` and \`token\`
+(a project's key reaches only that project). Platform endpoints (projects, data stream, accounts)
+take the header \`xtoken\`. Missing or wrong credentials: 401. Find them with
+\`uba-desk credentials --data-dir DIR\` or in the app's Settings.
+
+**Errors** (spec part 7). Every non-200 answer is \`{code, msg, data}\`; for 400, \`data\` lists the
+offending parameters. Unknown endpoint: 404. A known path with an unsupported method: 400. A body
+that is not JSON, or a Content-Type other than application/json: 415. Quota: 501 with code 501;
+object exists: 501/50101; exists but disabled: 501/50102. Query engine unavailable: 503.
+
+**Operator.** Writes accept the query parameter \`loginUser\` (an existing, enabled account's
+e-mail); it is recorded as the operator. Objects created without it are owned by the API.
+
+**The localhost boundary.** The server listens on loopback only, refuses a Host header that is not
+a loopback name with its port, refuses browser requests from other origins (no CORS), and accepts
+writes as application/json only (multipart where stated).
+
+**Time.** Every project has a time zone (default: the machine's); days (\`ds\`, a yyyyMMdd integer
+in \`event_vd\`) and weeks are computed in it.
+`
+
+/** OpenAPI 3.1 from the route schemas, served at /openapi.json, with a reference UI at /docs. */
+export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  app.addSchema(errorSchema)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'UBA Desk localhost API', version, description },
+      tags: [
+        { name: 'platform', description: 'Platform management (spec 4.1), header xtoken.' },
+        { name: 'members', description: 'Project members and roles (spec 4.2).' },
+        { name: 'project', description: 'The authenticated project.' },
+        { name: 'system', description: 'Health and documentation, no credentials.' },
+      ],
+      components: {
+        securitySchemes: {
+          appKey: { type: 'apiKey', in: 'header', name: 'appKey', description: 'Project identifier.' },
+          token: { type: 'apiKey', in: 'header', name: 'token', description: "The project's API access key." },
+          xtoken: { type: 'apiKey', in: 'header', name: 'xtoken', description: 'Platform authorization code.' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false },
+  })
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () => app.swagger())
+}

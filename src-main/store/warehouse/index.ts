@@ -1,0 +1,126 @@
+import { mkdirSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
+import { engineUnavailable } from '../../domain/errors'
+
+export interface WarehouseOptions {
+  /** Folder that holds one sub-folder per project. */
+  dir: string
+  /** DuckDB worker threads per project database. */
+  threads: number
+  /** DuckDB memory limit per project database, e.g. "4GB". */
+  memoryLimit: string
+}
+
+/** The base columns every project starts with; properties add typed columns later. */
+const BASE_TABLES = [
+  `CREATE TABLE IF NOT EXISTS event_vd (
+     distinct_id BIGINT NOT NULL,
+     xwho        VARCHAR NOT NULL,
+     xwhat       VARCHAR NOT NULL,
+     xwhen       TIMESTAMPTZ NOT NULL,
+     ds          INTEGER NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS profile_vd (
+     distinct_id BIGINT NOT NULL,
+     xwho        VARCHAR NOT NULL
+   )`,
+]
+
+/**
+ * The single place that opens, configures, interrupts and closes the project databases
+ * (one DuckDB file per project). Every query runs on a short-lived connection set to the
+ * project's time zone, so days and weeks are computed where the analyst lives.
+ */
+export class Warehouse {
+  private readonly instances = new Map<string, Promise<DuckDBInstance>>()
+  private readonly active = new Map<string, Set<DuckDBConnection>>()
+  private closed = false
+
+  constructor(private readonly options: WarehouseOptions) {
+    mkdirSync(options.dir, { recursive: true })
+  }
+
+  fileOf(appKey: string): string {
+    return join(this.options.dir, appKey, 'warehouse.duckdb')
+  }
+
+  exists(appKey: string): boolean {
+    return existsSync(this.fileOf(appKey))
+  }
+
+  /** Creates the project's database and its base tables; safe to call again. */
+  async createProject(appKey: string, timeZone: string): Promise<void> {
+    mkdirSync(join(this.options.dir, appKey), { recursive: true })
+    await this.withConnection(appKey, timeZone, async (conn) => {
+      for (const ddl of BASE_TABLES) await conn.run(ddl)
+    })
+  }
+
+  /**
+   * Runs `work` on a fresh connection of the project's database. The connection is tracked so
+   * that `interrupt` can stop it, and closed afterwards whatever happens.
+   */
+  async withConnection<T>(
+    appKey: string,
+    timeZone: string,
+    work: (conn: DuckDBConnection) => Promise<T>,
+  ): Promise<T> {
+    const instance = await this.instance(appKey)
+    let conn: DuckDBConnection
+    try {
+      conn = await instance.connect()
+      await conn.run(`SET TimeZone = '${timeZone.replace(/'/g, "''")}'`)
+    } catch {
+      throw engineUnavailable()
+    }
+    const running = this.active.get(appKey) ?? new Set<DuckDBConnection>()
+    this.active.set(appKey, running)
+    running.add(conn)
+    try {
+      return await work(conn)
+    } finally {
+      running.delete(conn)
+      conn.closeSync()
+    }
+  }
+
+  /** Stops every query now running on the project's database. */
+  interrupt(appKey: string): number {
+    const running = this.active.get(appKey)
+    if (!running) return 0
+    for (const conn of running) conn.interrupt()
+    return running.size
+  }
+
+  /** Interrupts running queries and closes every open database. */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const appKey of this.active.keys()) this.interrupt(appKey)
+    const opened = [...this.instances.values()]
+    this.instances.clear()
+    for (const pending of opened) {
+      try {
+        ;(await pending).closeSync()
+      } catch {
+        // a database that never opened has nothing to close
+      }
+    }
+  }
+
+  private instance(appKey: string): Promise<DuckDBInstance> {
+    if (this.closed) return Promise.reject(engineUnavailable('the server is shutting down'))
+    let pending = this.instances.get(appKey)
+    if (!pending) {
+      pending = DuckDBInstance.create(this.fileOf(appKey), {
+        threads: String(this.options.threads),
+        memory_limit: this.options.memoryLimit,
+      }).catch(() => {
+        this.instances.delete(appKey)
+        throw engineUnavailable()
+      })
+      this.instances.set(appKey, pending)
+    }
+    return pending
+  }
+}
