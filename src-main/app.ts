@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { availableParallelism, totalmem } from 'node:os'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Background } from './domain/background'
 import type { DomainContext } from './domain/context'
 import { ensurePlatform } from './domain/platform/bootstrap'
@@ -26,7 +26,7 @@ export interface AppOptions {
   port?: number
   uiDir?: string | null
   extraOrigins?: string[]
-  logger?: FastifyServerOptions['logger']
+  logger?: FastifyBaseLogger
   /** DuckDB threads and memory limit per project database. */
   threads?: number
   memoryLimit?: string

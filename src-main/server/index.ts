@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
 import { AppError } from '../domain/errors'
@@ -18,7 +18,8 @@ export interface ServerOptions {
   uiDir: string | null
   /** Browser origins besides the server's own that may call the API (a dev server). */
   extraOrigins?: string[]
-  logger?: FastifyServerOptions['logger']
+  /** Where request logs go (a pino logger); none when omitted. */
+  logger?: FastifyBaseLogger
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number
 }
@@ -26,7 +27,7 @@ export interface ServerOptions {
 /** Builds the Fastify app: transport only; every route calls one domain function. */
 export async function buildServer(ctx: DomainContext, options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     genReqId: () => randomUUID(),
     requestIdHeader: false,

@@ -26,6 +26,8 @@ describe('first start', () => {
     const res = await s.call('GET', '/uba/api/project', { headers: s.project })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ appKey: s.project.appKey, name: 'Default', events: 0, users: 0, firstDay: null })
+    const detail = await s.call('GET', `/uba/manage/enterprise/projects/${s.project.appKey}`, { headers: x })
+    expect(detail.body).toMatchObject({ status: 1, finish: true })
   })
 })
 
@@ -201,5 +203,24 @@ describe('data stream (4.1, part 3)', () => {
     expect(bad.body.data).toEqual(['streamSwitch'])
     const missing = await s.call('POST', '/uba/manage/enterprise/projects/flow/stream', { headers: x, body: {} })
     expect(missing.body.data).toEqual(['streamSwitch'])
+  })
+})
+
+describe('unfinished creation', () => {
+  it('finishes at the next start a project whose creation was cut off or failed', async () => {
+    const first = await startTestServer()
+    const dataDir = first.dataDir
+    first.app.ctx.meta
+      .prepare("INSERT INTO projects (app_key, cname, token, status, stream, finish, time_zone, version, create_time) VALUES ('cut', 'Cut', 'tok', 3, 0, 0, 'UTC', '0.1.0', 1)")
+      .run()
+    await first.app.close()
+    const again = await startTestServer({ dataDir })
+    try {
+      const detail = await again.call('GET', '/uba/manage/enterprise/projects/cut', { headers: { xtoken: again.creds.xtoken } })
+      expect(detail.body).toMatchObject({ status: 1, finish: true })
+      expect(existsSync(join(dataDir, 'projects', 'cut', 'warehouse.duckdb'))).toBe(true)
+    } finally {
+      await again.stop()
+    }
   })
 })

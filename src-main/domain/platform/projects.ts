@@ -144,9 +144,12 @@ export function createProject(ctx: DomainContext, input: NewProject, operator: O
   return { appKey }
 }
 
-/** Creates the databases of projects whose creation did not finish (e.g. the app was closed). */
+/**
+ * Creates the databases of projects whose creation did not finish (the app was closed, or the
+ * database could not be created last time: status 3 then, and back to 1 once it works).
+ */
 export function resumeUnfinishedProjects(ctx: DomainContext): void {
-  const rows = ctx.meta.prepare('SELECT app_key, time_zone FROM projects WHERE finish = 0 AND status = 1').all() as Pick<
+  const rows = ctx.meta.prepare('SELECT app_key, time_zone FROM projects WHERE finish = 0 AND status IN (1, 3)').all() as Pick<
     ProjectRow,
     'app_key' | 'time_zone'
   >[]
@@ -157,9 +160,9 @@ function finishCreation(ctx: DomainContext, appKey: string, timeZone: string): v
   ctx.background.run(`create project ${appKey}`, async () => {
     try {
       await ctx.warehouse.createProject(appKey, timeZone)
-      ctx.meta.prepare('UPDATE projects SET finish = 1 WHERE app_key = ?').run(appKey)
+      ctx.meta.prepare('UPDATE projects SET finish = 1, status = 1 WHERE app_key = ?').run(appKey)
     } catch (err) {
-      ctx.meta.prepare('UPDATE projects SET status = 3 WHERE app_key = ?').run(appKey)
+      ctx.meta.prepare('UPDATE projects SET status = 3 WHERE app_key = ? AND finish = 0').run(appKey)
       throw err
     }
   })

@@ -99,8 +99,8 @@ export default async function memberRoutes(app: FastifyInstance, ctx: DomainCont
       description: 'Body: `{"emails": [...]}`, `{"email": [...]}` or a bare array of e-mails. An e-mail that is not a registered member of the project is a 400 and removes nothing.',
       security: projectSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
+      // the three accepted shapes are checked by emailList, which names the field in its 400
       body: {
-        type: ['object', 'array'],
         properties: { emails: { type: 'array', items: { type: 'string' } }, email: { type: 'array', items: { type: 'string' } } },
         items: { type: 'string' },
       },

@@ -43,7 +43,7 @@ export default async function systemRoutes(app: FastifyInstance, opts: { version
       index: ['index.html'],
       wildcard: false,
       dotfiles: 'ignore',
-      setHeaders: (res) => res.setHeader('Content-Security-Policy', UI_CSP),
+      setHeaders: (reply) => reply.header('Content-Security-Policy', UI_CSP),
     })
   } else {
     app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>

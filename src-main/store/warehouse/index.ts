@@ -35,6 +35,7 @@ const BASE_TABLES = [
 export class Warehouse {
   private readonly instances = new Map<string, Promise<DuckDBInstance>>()
   private readonly active = new Map<string, Set<DuckDBConnection>>()
+  private readonly creating = new Map<string, Promise<void>>()
   private closed = false
 
   constructor(private readonly options: WarehouseOptions) {
@@ -49,12 +50,22 @@ export class Warehouse {
     return existsSync(this.fileOf(appKey))
   }
 
-  /** Creates the project's database and its base tables; safe to call again. */
-  async createProject(appKey: string, timeZone: string): Promise<void> {
-    mkdirSync(join(this.options.dir, appKey), { recursive: true })
-    await this.withConnection(appKey, timeZone, async (conn) => {
-      for (const ddl of BASE_TABLES) await conn.run(ddl)
-    })
+  /**
+   * Creates the project's database and its base tables; safe to call again. Concurrent calls for
+   * one project share one creation (two transactions creating the same table would conflict).
+   */
+  createProject(appKey: string, timeZone: string): Promise<void> {
+    let pending = this.creating.get(appKey)
+    if (!pending) {
+      pending = (async () => {
+        mkdirSync(join(this.options.dir, appKey), { recursive: true })
+        await this.withConnection(appKey, timeZone, async (conn) => {
+          for (const ddl of BASE_TABLES) await conn.run(ddl)
+        })
+      })().finally(() => this.creating.delete(appKey))
+      this.creating.set(appKey, pending)
+    }
+    return pending
   }
 
   /**

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let doc: any
+
+beforeAll(async () => {
+  s = await startTestServer()
+  doc = (await s.call('GET', '/openapi.json')).body
+})
+afterAll(() => s.stop())
+
+describe('/openapi.json and /docs', () => {
+  it('is OpenAPI 3.1 with the three credentials as security schemes', () => {
+    expect(doc.openapi).toBe('3.1.0')
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['appKey', 'token', 'xtoken'])
+  })
+
+  it('documents every API route the server has, with its security and error answers', () => {
+    const expected = [
+      'get /uba/manage/enterprise/projects',
+      'post /uba/manage/enterprise/projects',
+      'get /uba/manage/enterprise/projects/{appKey}',
+      'post /uba/manage/enterprise/projects/{appKey}/stream',
+      'post /uba/manage/enterprise/accounts',
+      'post /uba/manage/enterprise/accounts/activation',
+      'get /uba/manage/project/roles',
+      'get /uba/manage/project/users',
+      'post /uba/manage/project/users',
+      'delete /uba/manage/project/users',
+      'get /uba/api/project',
+      'get /health',
+    ]
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m} ${path}`))
+    expect(documented.sort()).toEqual(expected.sort())
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        if (path === '/health') continue
+        expect(op.security, `${method} ${path}`).toBeDefined()
+        expect(op.responses['401'], `${method} ${path}`).toBeDefined()
+        expect(op.summary, `${method} ${path}`).toBeTruthy()
+      }
+    }
+  })
+
+  it('describes request bodies from the same schemas that validate them', () => {
+    const create = doc.paths['/uba/manage/enterprise/projects'].post
+    const body = create.requestBody.content['application/json'].schema
+    expect(body.required).toEqual(['name'])
+    expect(body.properties.name.pattern).toBe('^[A-Za-z0-9]{1,50}$')
+  })
+
+  it('serves the interactive reference at /docs', async () => {
+    const res = await fetch(`${s.url}/docs/`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/html')
+    expect(await res.text()).toContain('swagger')
+  })
+})
