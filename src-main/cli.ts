@@ -67,26 +67,17 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
     { level: process.env.UBA_DESK_LOG_LEVEL ?? 'info', redact: ['req.headers.token', 'req.headers.xtoken', 'req.headers.appkey'] },
     pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true }),
   )
-  const app = await startApp({
-    dataDir: options.dataDir,
-    host: options.host,
-    port: options.port,
-    uiDir: options.uiDir ?? defaultUiDir(),
-    extraOrigins: options.allowOrigins,
-    logger,
-  })
-  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid }, null, 2) + '\n', { mode: 0o600 })
-  console.log(`listening on ${app.url}`)
-  console.log(`data folder: ${options.dataDir}`)
-  console.log(`log: ${join(logDir, 'server.log')}`)
-
+  // handlers first: a signal that arrives while starting or right after the announcement must
+  // still shut down cleanly (without a listener, Node dies on the spot)
+  let starting: Promise<RunningApp> | undefined
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     console.log(`${signal}: shutting down`)
     try {
-      await app.close()
+      const app = await starting?.catch(() => undefined)
+      await app?.close()
     } finally {
       rmSync(layout.serverFile, { force: true })
       logger.flush()
@@ -95,6 +86,22 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
   }
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
+
+  starting = startApp({
+    dataDir: options.dataDir,
+    host: options.host,
+    port: options.port,
+    uiDir: options.uiDir ?? defaultUiDir(),
+    extraOrigins: options.allowOrigins,
+    logger,
+  })
+  const app = await starting
+  // a signal during start-up closes the app as soon as it is up; nothing to announce then
+  if (stopping) return app
+  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid }, null, 2) + '\n', { mode: 0o600 })
+  console.log(`listening on ${app.url}`)
+  console.log(`data folder: ${options.dataDir}`)
+  console.log(`log: ${join(logDir, 'server.log')}`)
   return app
 }
 

@@ -69,6 +69,19 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
       request.log.warn({ host, origin: request.headers.origin }, refusal.message)
       return reply.status(refusal.status).send(errorBody(refusal))
     }
+    // CORS is granted to the configured dev origins only (the renderer's dev server), never to '*'
+    const origin = request.headers.origin
+    if (origin !== undefined && options.extraOrigins.includes(origin)) {
+      reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+        return reply
+          .status(204)
+          .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE')
+          .header('Access-Control-Allow-Headers', 'Content-Type, xtoken, appKey, token')
+          .header('Access-Control-Max-Age', '600')
+          .send()
+      }
+    }
   })
 
   app.addHook('onSend', async (_request, reply) => {

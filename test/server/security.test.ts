@@ -75,6 +75,21 @@ describe('the localhost door', () => {
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
   })
 
+  it('grants CORS to a configured dev origin only, preflight included', async () => {
+    const host = `127.0.0.1:${s.app.port}`
+    const preflight = await rawRequest(s.app.port, 'OPTIONS', '/uba/manage/enterprise/projects', {
+      host,
+      origin: 'http://localhost:5173',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, xtoken',
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:5173')
+    expect(preflight.headers['access-control-allow-headers']).toContain('xtoken')
+    const res = await get({ host, origin: 'http://localhost:5173' })
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173')
+  })
+
   it('never writes tokens to the log, and logs requests with their id', async () => {
     await s.call('GET', '/uba/api/project', { headers: s.project })
     await s.call('GET', '/uba/manage/enterprise/projects', { headers: { xtoken: s.creds.xtoken } })
