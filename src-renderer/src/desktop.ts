@@ -1,0 +1,36 @@
+/**
+ * The few things that differ between the desktop app and a plain browser tab.
+ */
+
+/** Opens a link outside the app: the system browser on the desktop, a new tab on the web. */
+export async function openLink(url: string): Promise<void> {
+  if (window.ubaDesk) {
+    await window.ubaDesk.openExternal(url)
+    return
+  }
+  window.open(url, '_blank', 'noopener,noreferrer')
+}
+
+/** Copies text; resolves false when neither the Clipboard API nor the legacy copy command works. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text)
+    return true
+  } catch {
+    // no Clipboard API (insecure context, permission refused): fall back to a hidden textarea
+  }
+  const area = document.createElement('textarea')
+  area.value = text
+  area.setAttribute('readonly', '')
+  area.style.position = 'fixed'
+  area.style.opacity = '0'
+  document.body.appendChild(area)
+  area.select()
+  try {
+    return document.execCommand('copy')
+  } catch {
+    return false
+  } finally {
+    area.remove()
+  }
+}

@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually, startTestServer, UI_DIR, type TestServer } from '../helpers/server'
+
+const CHROMIUM = '/usr/bin/chromium'
+const RESULTS = resolve(import.meta.dirname, '..', '..', 'test-results')
+
+let server: TestServer
+let browser: Browser
+
+beforeAll(async () => {
+  // fail loudly rather than skip: a missing browser or an unbuilt UI would hide every UI regression
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
+  if (!existsSync(join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR} is not built: npm run build`)
+  mkdirSync(RESULTS, { recursive: true })
+  server = await startTestServer({ uiDir: UI_DIR })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+/** What the web UI keeps in localStorage (a string: these tests are type-checked without the DOM lib). */
+function storedXtoken(page: Page): Promise<string | null> {
+  return page.evaluate<string | null>("localStorage.getItem('uba-desk.xtoken')")
+}
+
+/** Opens the connect link the server prints and waits for the Settings view it leads to. */
+async function openConnectLink(colorScheme: 'light' | 'dark'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (err) => problems.push(err.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
+  await page.getByTestId('project-events').filter({ hasText: /^\d/ }).waitFor()
+  expect(problems).toEqual([])
+  return page
+}
+
+describe('Settings view in a browser', () => {
+  it('connects with the link xtoken, removes it from the address, and shows the exact credentials', async () => {
+    const page = await openConnectLink('light')
+    const first = server.creds.projects[0]
+
+    expect(page.url()).not.toContain(server.creds.xtoken)
+    expect(page.url()).toMatch(/#\/settings$/)
+    expect(await storedXtoken(page)).toBe(server.creds.xtoken)
+
+    // secrets are masked until asked for
+    await expect(page.getByTestId('cred-token').textContent()).resolves.not.toContain(first.token)
+    await page.getByTestId('show-token').click()
+    await page.getByTestId('show-xtoken').click()
+
+    expect(await page.getByTestId('cred-appKey').textContent()).toBe(first.appKey)
+    expect(await page.getByTestId('cred-token').textContent()).toBe(first.token)
+    expect(await page.getByTestId('cred-xtoken').textContent()).toBe(server.creds.xtoken)
+    expect(await page.getByTestId('cred-apiBase').textContent()).toBe(server.url)
+    expect(await page.getByTestId('project-name').textContent()).toBe(first.name)
+    expect(await page.getByTestId('sidebar-project').inputValue()).toBe(first.appKey)
+
+    await page.screenshot({ path: join(RESULTS, 'settings.png'), fullPage: true })
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+    await page.getByRole('button', { name: 'Copy appKey' }).click()
+    await page.getByRole('button', { name: 'Copy appKey' }).filter({ hasText: 'Copied' }).waitFor()
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first.appKey)
+    await page.context().close()
+  })
+
+  it('looks right in the dark theme too', async () => {
+    const page = await openConnectLink('dark')
+    await page.screenshot({ path: join(RESULTS, 'settings-dark.png'), fullPage: true })
+    await page.context().close()
+  })
+
+  it('refuses a wrong xtoken with a clear message and keeps asking for one', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/#/charts`)
+    await page.getByLabel('xtoken').waitFor()
+    expect(page.url()).toMatch(/#\/connect$/)
+    await page.getByLabel('xtoken').fill('not-the-xtoken')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await page.getByText('That xtoken was refused').waitFor()
+    expect(await storedXtoken(page)).toBeNull()
+    await page.screenshot({ path: join(RESULTS, 'connect-refused.png') })
+    await context.close()
+  })
+
+  it('switching the project in Settings changes it everywhere', async () => {
+    const xtoken = { xtoken: server.creds.xtoken }
+    const created = await server.call('POST', '/uba/manage/enterprise/projects', { headers: xtoken, body: { name: 'Shop' } })
+    expect(created.status).toBe(200)
+    const appKey = created.body.appKey as string
+    await eventually(async () => (await server.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: xtoken })).body.finish === true)
+
+    const page = await openConnectLink('light')
+    await page.getByTestId('settings-project').selectOption(appKey)
+    await page.getByTestId('project-name').filter({ hasText: 'Shop' }).waitFor()
+    expect(await page.getByTestId('sidebar-project').inputValue()).toBe(appKey)
+    expect(await page.getByTestId('cred-appKey').textContent()).toBe(appKey)
+    await page.getByTestId('show-token').click()
+    const listed = await server.call('GET', '/uba/manage/enterprise/projects', { headers: xtoken })
+    const shop = (listed.body as { appKey: string; normalToken: string }[]).find((p) => p.appKey === appKey)
+    expect(await page.getByTestId('cred-token').textContent()).toBe(shop?.normalToken)
+
+    // the choice survives a reload (the web case keeps it in localStorage)
+    await page.reload()
+    await page.getByTestId('project-name').filter({ hasText: 'Shop' }).waitFor()
+    await page.context().close()
+  })
+
+  it('placeholder views say honestly what they will do', async () => {
+    const page = await openConnectLink('light')
+    await page.getByRole('link', { name: 'Import' }).click()
+    await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor()
+    await page.getByText('Import CSV, Excel, JSON lines and Parquet files — coming in a later version.').waitFor()
+    expect(page.url()).toMatch(/#\/import$/)
+    await page.screenshot({ path: join(RESULTS, 'import.png'), fullPage: true })
+    await page.context().close()
+  })
+})
