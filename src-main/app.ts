@@ -7,6 +7,7 @@ import { ensurePlatform } from './domain/platform/bootstrap'
 import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/projects'
 import { platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
+import { preparePlansAtStartup } from './domain/schema/plan'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
 import { isLoopbackHost } from './server/security'
@@ -71,6 +72,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
+    preparePlansAtStartup(ctx)
     await server.listen({ host, port: options.port ?? 0 })
   } catch (err) {
     await server?.close()

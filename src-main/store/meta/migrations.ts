@@ -71,4 +71,119 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'tracking plan, dimension tables, import jobs',
+    sql: `
+      CREATE TABLE plan_events (
+        app_key     TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        id          TEXT NOT NULL,
+        name        TEXT,
+        remark      TEXT,
+        type        TEXT NOT NULL DEFAULT 'event' CHECK (type IN ('event', 'virtual')),
+        content     TEXT,
+        plan        INTEGER NOT NULL DEFAULT 0,
+        data_status INTEGER NOT NULL DEFAULT 0,
+        preset      INTEGER NOT NULL DEFAULT 0,
+        enable      INTEGER NOT NULL DEFAULT 1,
+        platform    TEXT,
+        created_by  INTEGER REFERENCES accounts(id),
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        PRIMARY KEY (app_key, id)
+      );
+
+      CREATE TABLE plan_event_properties (
+        app_key     TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        id          TEXT NOT NULL,
+        name        TEXT,
+        remark      TEXT,
+        data_type   TEXT NOT NULL,
+        plan        INTEGER NOT NULL DEFAULT 0,
+        data_status INTEGER NOT NULL DEFAULT 0,
+        preset      INTEGER NOT NULL DEFAULT 0,
+        enable      INTEGER NOT NULL DEFAULT 1,
+        global      INTEGER NOT NULL DEFAULT 0,
+        dict        INTEGER NOT NULL DEFAULT 0,
+        masking     INTEGER NOT NULL DEFAULT 0,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        PRIMARY KEY (app_key, id)
+      );
+
+      CREATE TABLE plan_event_property_links (
+        app_key     TEXT NOT NULL,
+        event_id    TEXT NOT NULL,
+        property_id TEXT NOT NULL,
+        plan        INTEGER NOT NULL DEFAULT 0,
+        data_status INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (app_key, event_id, property_id),
+        FOREIGN KEY (app_key, event_id) REFERENCES plan_events(app_key, id) ON DELETE CASCADE,
+        FOREIGN KEY (app_key, property_id) REFERENCES plan_event_properties(app_key, id) ON DELETE CASCADE
+      );
+
+      CREATE TABLE plan_user_properties (
+        app_key     TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        id          TEXT NOT NULL,
+        name        TEXT,
+        remark      TEXT,
+        data_type   TEXT NOT NULL,
+        plan        INTEGER NOT NULL DEFAULT 0,
+        data_status INTEGER NOT NULL DEFAULT 0,
+        preset      INTEGER NOT NULL DEFAULT 0,
+        enable      INTEGER NOT NULL DEFAULT 1,
+        visible     INTEGER NOT NULL DEFAULT 1,
+        dict        INTEGER NOT NULL DEFAULT 0,
+        masking     INTEGER NOT NULL DEFAULT 0,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        PRIMARY KEY (app_key, id)
+      );
+
+      CREATE TABLE dimension_tables (
+        app_key     TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        name        TEXT NOT NULL,
+        show_name   TEXT,
+        remark      TEXT,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        PRIMARY KEY (app_key, name)
+      );
+
+      CREATE TABLE dimension_fields (
+        app_key    TEXT NOT NULL,
+        table_name TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        data_type  TEXT NOT NULL,
+        name       TEXT,
+        remark     TEXT,
+        enable     INTEGER NOT NULL DEFAULT 1,
+        relation   INTEGER NOT NULL DEFAULT 0,
+        position   INTEGER NOT NULL,
+        PRIMARY KEY (app_key, table_name, id),
+        FOREIGN KEY (app_key, table_name) REFERENCES dimension_tables(app_key, name) ON DELETE CASCADE
+      );
+
+      CREATE TABLE import_jobs (
+        id             TEXT PRIMARY KEY,
+        app_key        TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+        kind           TEXT NOT NULL,
+        format         TEXT NOT NULL,
+        source         TEXT NOT NULL,
+        options        TEXT NOT NULL,
+        rows_read      INTEGER NOT NULL DEFAULT 0,
+        rows_written   INTEGER NOT NULL DEFAULT 0,
+        rows_rejected  INTEGER NOT NULL DEFAULT 0,
+        percent        REAL NOT NULL DEFAULT 0,
+        rejected       TEXT NOT NULL DEFAULT '[]',
+        error          TEXT,
+        created_by     INTEGER REFERENCES accounts(id),
+        create_time    INTEGER NOT NULL,
+        start_time     INTEGER,
+        end_time       INTEGER
+      );
+      CREATE INDEX import_jobs_by_project ON import_jobs (app_key, create_time);
+    `,
+  },
 ]

@@ -1,0 +1,44 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { PRESET_EVENT_PROPERTIES, PRESET_USER_PROPERTIES } from './presets'
+import { column, DUCK_TYPES, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
+
+export type WarehouseTable = 'event_vd' | 'profile_vd'
+
+/** Adds one typed column per property that the table does not have yet (inside the caller's transaction). */
+export async function addColumns(conn: DuckDBConnection, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
+  for (const c of columns) {
+    await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${DUCK_TYPES[c.dataType]}`)
+  }
+}
+
+/** The preset properties' columns, so that every project answers the same SQL from its first day. */
+export async function addPresetColumns(conn: DuckDBConnection): Promise<void> {
+  await addColumns(conn, 'event_vd', PRESET_EVENT_PROPERTIES)
+  const base = PROFILE_BASE_COLUMNS as readonly string[]
+  await addColumns(conn, 'profile_vd', PRESET_USER_PROPERTIES.filter((p) => !base.includes(p.id)))
+}
+
+/** The property columns a table has, with their DuckDB types (base columns left out). */
+export async function propertyColumns(conn: DuckDBConnection, table: WarehouseTable): Promise<Map<string, string>> {
+  const reader = await conn.runAndReadAll(
+    'SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+    [table],
+  )
+  const base: readonly string[] = table === 'event_vd' ? EVENT_BASE_COLUMNS : PROFILE_BASE_COLUMNS
+  const out = new Map<string, string>()
+  for (const row of reader.getRowObjectsJS()) {
+    const name = String(row.column_name)
+    if (!base.includes(name)) out.set(name, String(row.data_type))
+  }
+  return out
+}
+
+/** The data type a DuckDB column type stands for. */
+export function dataTypeOf(duckType: string): DataType {
+  const t = duckType.toUpperCase()
+  if (t.endsWith('[]')) return 'array<string>'
+  if (t === 'BOOLEAN') return 'boolean'
+  if (t.startsWith('TIMESTAMP') || t === 'DATE') return 'datetime'
+  if (t === 'VARCHAR') return 'string'
+  return 'number'
+}
