@@ -6,9 +6,11 @@ import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
 import { installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
+import dimensionRoutes from './routes/dimensions'
 import memberRoutes from './routes/members'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
+import schemaRoutes from './routes/schema'
 import systemRoutes from './routes/system'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
@@ -74,5 +76,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(platformRoutes, ctx)
   await app.register(memberRoutes, ctx)
   await app.register(projectRoutes, ctx)
+  await app.register(schemaRoutes, ctx)
+  await app.register(dimensionRoutes, ctx)
   return app
 }

@@ -16,7 +16,7 @@ describe('/openapi.json and /docs', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['appKey', 'token', 'xtoken'])
   })
 
-  it('documents the foundation's routes, and every documented route with its security and error answers', () => {
+  it("documents the foundation's routes, and every documented route with its security and error answers", () => {
     const expected = [
       'get /uba/manage/enterprise/projects',
       'post /uba/manage/enterprise/projects',
