@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
+import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../platform/projects'
 import { addFields, deleteTable, fieldRows, insertTable, removeFields, tableRow, tableRows, touchTable, type TableRow } from './dimensionMeta'
 import { DIMENSION_LIMITS, parseColumns, parseRelations, prepareRows, tableName } from './dimensionRules'
@@ -56,18 +57,9 @@ export interface DimensionUpdate {
   rows: Record<string, unknown>[]
 }
 
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>()
-
-/** Runs one project's dimension-table work in arrival order. */
+/** Runs one project's dimension-table work in arrival order, under the project's write lock. */
 function serialize<T>(ctx: DomainContext, appKey: string, work: () => Promise<T>): Promise<T> {
-  let byProject = queues.get(ctx.warehouse)
-  if (!byProject) queues.set(ctx.warehouse, (byProject = new Map()))
-  const queue = byProject
-  const run = (queue.get(appKey) ?? Promise.resolve()).then(work)
-  const settled = run.catch(() => undefined)
-  queue.set(appKey, settled)
-  void settled.then(() => queue.get(appKey) === settled && queue.delete(appKey))
-  return run
+  return withWriteLock(ctx, appKey, work)
 }
 
 function noSuchTable(table: string) {

@@ -1,0 +1,104 @@
+import type { MetaDb } from '../../store/meta'
+import type { DataType } from './types'
+
+/** The plan tables' rows as SQLite holds them (migration 2), and the few reads every plan module needs. */
+
+export interface UserPropertyRow {
+  id: string
+  name: string | null
+  remark: string | null
+  data_type: DataType
+  plan: number
+  data_status: number
+  preset: number
+  enable: number
+  visible: number
+  dict: number
+  masking: number
+}
+
+export interface EventRow {
+  id: string
+  name: string | null
+  remark: string | null
+  type: 'event' | 'virtual'
+  content: string | null
+  plan: number
+  data_status: number
+  preset: number
+  enable: number
+  platform: string | null
+  created_by: number | null
+}
+
+export interface EventPropertyRow {
+  id: string
+  name: string | null
+  remark: string | null
+  data_type: DataType
+  plan: number
+  data_status: number
+  preset: number
+  enable: number
+  global: number
+  dict: number
+  masking: number
+}
+
+export interface LinkRow {
+  plan: number
+  data_status: number
+}
+
+export function findUserProperty(meta: MetaDb, appKey: string, id: string): UserPropertyRow | undefined {
+  return meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? AND id = ?').get(appKey, id) as UserPropertyRow | undefined
+}
+
+export function findEvent(meta: MetaDb, appKey: string, id: string): EventRow | undefined {
+  return meta.prepare('SELECT * FROM plan_events WHERE app_key = ? AND id = ?').get(appKey, id) as EventRow | undefined
+}
+
+export function findEventProperty(meta: MetaDb, appKey: string, id: string): EventPropertyRow | undefined {
+  return meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? AND id = ?').get(appKey, id) as EventPropertyRow | undefined
+}
+
+export function findLink(meta: MetaDb, appKey: string, eventId: string, propertyId: string): LinkRow | undefined {
+  return meta
+    .prepare('SELECT plan, data_status FROM plan_event_property_links WHERE app_key = ? AND event_id = ? AND property_id = ?')
+    .get(appKey, eventId, propertyId) as LinkRow | undefined
+}
+
+/**
+ * The properties of some real events: the common (global) ones, which every event carries, plus
+ * those linked to one of them. `plan` and `dataStatus` are the property's state on the event: a
+ * common property is planned wherever the property is; an event-defined one as its link says.
+ * Data status is the link's (0 while no data of the event carried the property). For several
+ * events the states are combined (planned or reported on any of them).
+ */
+export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: string[]): (EventPropertyRow & { eventPlan: number; eventDataStatus: number })[] {
+  const marks = eventIds.map(() => '?').join(', ')
+  return meta
+    .prepare(
+      `SELECT p.*,
+         MAX(CASE WHEN p.global = 1 THEN p.plan ELSE COALESCE(l.plan, 0) END) AS eventPlan,
+         MAX(COALESCE(l.data_status, 0)) AS eventDataStatus
+       FROM plan_event_properties p
+       LEFT JOIN plan_event_property_links l ON l.app_key = p.app_key AND l.property_id = p.id AND l.event_id IN (${marks || 'NULL'})
+       WHERE p.app_key = ? AND (p.global = 1 OR l.event_id IS NOT NULL)
+       GROUP BY p.id
+       ORDER BY p.preset DESC, p.id`,
+    )
+    .all(...eventIds, appKey) as (EventPropertyRow & { eventPlan: number; eventDataStatus: number })[]
+}
+
+/** Every event property of the project (what `event.$Anything` may carry). */
+export function allEventProperties(meta: MetaDb, appKey: string): EventPropertyRow[] {
+  return meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as EventPropertyRow[]
+}
+
+/** The member event ids of a virtual event's stored rule. */
+export function membersOf(content: string | null): string[] {
+  if (!content) return []
+  const rule = JSON.parse(content) as { events: { expression: string }[] }
+  return [...new Set(rule.events.map((e) => e.expression.slice('event.'.length)))]
+}

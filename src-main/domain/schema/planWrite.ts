@@ -1,0 +1,54 @@
+import type { DomainContext } from '../context'
+import { withWriteLock } from '../writeLock'
+import type { ProjectScope } from '../platform/projects'
+import type { WarehouseTable } from './columns'
+import { column, DUCK_TYPES, type DataType } from './types'
+
+/** A warehouse column that a plan change needs: created, or re-typed while it holds no data. */
+export interface ColumnChange {
+  table: WarehouseTable
+  id: string
+  dataType: DataType
+  /** The column may exist with another type (a property re-declared before any data reported). */
+  retype: boolean
+}
+
+/**
+ * Runs a plan write under the project's write lock: a write checks the plan, then waits on DuckDB,
+ * then writes the plan, and another write in that gap (a plan change, an import) would make the
+ * check stale.
+ */
+export function serialized<T>(ctx: DomainContext, appKey: string, work: () => Promise<T>): Promise<T> {
+  return withWriteLock(ctx, appKey, work)
+}
+
+/**
+ * Applies a checked plan change: the columns first, in one DuckDB transaction (so analyses and SQL
+ * can reference a planned property at once), then the plan rows in one SQLite transaction. A
+ * failure in DuckDB leaves the plan untouched. Re-typing is safe because only properties without
+ * reported data are re-typed: their column holds nulls only.
+ */
+export async function applyPlanChange(
+  ctx: DomainContext,
+  scope: ProjectScope,
+  columns: ColumnChange[],
+  writePlan: () => void,
+): Promise<void> {
+  if (columns.length > 0) {
+    await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+      await conn.run('BEGIN TRANSACTION')
+      try {
+        for (const c of columns) {
+          const type = DUCK_TYPES[c.dataType]
+          await conn.run(`ALTER TABLE ${c.table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${type}`)
+          if (c.retype) await conn.run(`ALTER TABLE ${c.table} ALTER COLUMN ${column(c.id)} TYPE ${type}`)
+        }
+        await conn.run('COMMIT')
+      } catch (err) {
+        await conn.run('ROLLBACK')
+        throw err
+      }
+    })
+  }
+  ctx.meta.transaction(writePlan)()
+}
