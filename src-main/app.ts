@@ -8,6 +8,7 @@ import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/
 import { platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
+import { failInterruptedJobs } from './domain/ingest/jobs'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
 import { isLoopbackHost } from './server/security'
@@ -53,7 +54,7 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version }
+  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir }
   ensurePlatform(ctx)
   return ctx
 }
@@ -70,6 +71,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
   try {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
+    failInterruptedJobs(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { credentialsOf, openContext, startApp, type RunningApp } from './app'
+import { importCommand } from './cliImport'
 import { dataLayout, defaultDataDir } from './paths'
 
 const USAGE = `usage: uba-desk <command> [options]
@@ -14,6 +15,9 @@ commands:
                (--port 0 picks a free port; default 5177)
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
+  import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
+               [--mapping JSON] [--sheet NAME] [--on-error abort|skip] [--dedupe] FILE...
+               imports files with a progress bar, through the running server if one is up
 
 --data-dir defaults to ${defaultDataDir()}`
 
@@ -125,15 +129,23 @@ function parsePort(text: string | undefined): number {
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     options: {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
+      project: { type: 'string' },
+      format: { type: 'string' },
+      kind: { type: 'string' },
+      mapping: { type: 'string' },
+      sheet: { type: 'string' },
+      'on-error': { type: 'string' },
+      dedupe: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
+    allowPositionals: command === 'import',
     strict: true,
   })
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
@@ -143,6 +155,15 @@ export async function main(argv: string[]): Promise<void> {
       return
     case 'credentials':
       await credentials(dataDir)
+      return
+    case 'import':
+      if (!values.project) throw new Error('--project KEY is required (see uba-desk credentials for the keys)')
+      process.exitCode = await importCommand({
+        dataDir,
+        appKey: values.project,
+        files: positionals,
+        fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, onError: values['on-error'], dedupe: values.dedupe },
+      })
       return
     default:
       console.log(USAGE)

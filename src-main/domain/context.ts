@@ -9,6 +9,8 @@ export interface DomainContext {
   background: Background
   /** The product version reported as a project's `version`. */
   version: string
+  /** The data folder (uploads are kept under it while they are imported). */
+  dataDir: string
 }
 
 /** The account that performs an operation (`loginUser`), or null when the API itself does. */

@@ -15,6 +15,8 @@ declare module 'fastify' {
     auth?: AuthKind
     /** The route takes multipart/form-data bodies too. */
     multipart?: boolean
+    /** The SDK collector: plain-text bodies, and browser origins on any loopback port. */
+    collector?: boolean
   }
   interface FastifyRequest {
     /** The project the project credentials opened (project routes only). */

@@ -6,8 +6,11 @@ import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
 import { installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
+import collectorRoutes from './routes/collector'
 import dimensionRoutes from './routes/dimensions'
+import importRoutes from './routes/import'
 import memberRoutes from './routes/members'
+import metaRoutes from './routes/meta'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import schemaRoutes from './routes/schema'
@@ -77,6 +80,9 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(memberRoutes, ctx)
   await app.register(projectRoutes, ctx)
   await app.register(schemaRoutes, ctx)
+  await app.register(metaRoutes, ctx)
   await app.register(dimensionRoutes, ctx)
+  await app.register(importRoutes, ctx)
+  await app.register(collectorRoutes, ctx)
   return app
 }

@@ -39,6 +39,11 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'platform', description: 'Platform management (spec 4.1), header xtoken.' },
         { name: 'members', description: 'Project members and roles (spec 4.2).' },
         { name: 'project', description: 'The authenticated project.' },
+        { name: 'schema', description: 'Tracking plan (spec 4.3); also under /svc/uba/api/schema.' },
+        { name: 'meta', description: 'Metadata and virtual events (spec 4.4).' },
+        { name: 'dimensions', description: 'Dimension tables (spec 4.8).' },
+        { name: 'import', description: 'Importing files: preview, jobs with progress, cancel (UBA Desk addition).' },
+        { name: 'collector', description: 'The local collector for SDK uploads.' },
         { name: 'system', description: 'Health and documentation, no credentials.' },
       ],
       components: {

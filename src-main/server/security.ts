@@ -16,6 +16,17 @@ export interface DoorOptions {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const COLLECTOR_TYPES = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded'])
+
+/** An http origin on a loopback host, any port: an app under test on this machine. */
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin)
+    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+  } catch {
+    return false
+  }
+}
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length']
@@ -39,48 +50,53 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
     return new Set(['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${port}`))
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** May a browser on `origin` call this route? Its own origin, a dev origin, or (collector) any loopback one. */
+  const originAllowed = (origin: string, hosts: Set<string>, collector: boolean): boolean =>
+    [...hosts].some((h) => origin === `http://${h}`) || options.extraOrigins.includes(origin) || (collector && isLoopbackOrigin(origin))
+
+  const refusalOf = (request: FastifyRequest): AppError | null => {
     const hosts = allowedHosts()
-    const host = (request.headers.host ?? '').toLowerCase()
-    let refusal: AppError | null = null
-    if (!hosts.has(host)) {
-      refusal = new AppError(400, 400, 'the Host header must name this loopback server', ['Host'])
-    } else {
-      const origin = request.headers.origin
-      const origins = new Set([...[...hosts].map((h) => `http://${h}`), ...options.extraOrigins])
-      if (origin !== undefined && !origins.has(origin)) {
-        refusal = new AppError(400, 400, 'requests from other web origins are not accepted', ['Origin'])
-      } else if (request.headers['sec-fetch-site'] === 'cross-site') {
-        refusal = new AppError(400, 400, 'cross-site requests are not accepted', ['Origin'])
-      } else if (WRITE_METHODS.has(request.method) && hasBody(request)) {
-        const type = mediaType(request)
-        const multipart = request.routeOptions.config?.multipart === true
-        if (type !== 'application/json' && !(multipart && type === 'multipart/form-data')) {
-          refusal = new AppError(
-            415,
-            415,
-            multipart ? 'this endpoint accepts application/json or multipart/form-data bodies' : 'this endpoint accepts application/json bodies only',
-            ['Content-Type'],
-          )
-        }
+    if (!hosts.has((request.headers.host ?? '').toLowerCase())) {
+      return new AppError(400, 400, 'the Host header must name this loopback server', ['Host'])
+    }
+    const config = request.routeOptions.config
+    const collector = config?.collector === true
+    const origin = request.headers.origin
+    if (origin !== undefined && !originAllowed(origin, hosts, collector)) {
+      return new AppError(400, 400, 'requests from other web origins are not accepted', ['Origin'])
+    }
+    if (request.headers['sec-fetch-site'] === 'cross-site' && !(origin !== undefined && collector && isLoopbackOrigin(origin))) {
+      return new AppError(400, 400, 'cross-site requests are not accepted', ['Origin'])
+    }
+    if (WRITE_METHODS.has(request.method) && hasBody(request)) {
+      const type = mediaType(request)
+      const multipart = config?.multipart === true
+      const accepted = type === 'application/json' || (multipart && type === 'multipart/form-data') || (collector && COLLECTOR_TYPES.has(type))
+      if (!accepted) {
+        const what = multipart ? 'application/json or multipart/form-data bodies' : 'application/json bodies only'
+        return new AppError(415, 415, `this endpoint accepts ${what}`, ['Content-Type'])
       }
     }
+    return null
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = refusalOf(request)
     if (refusal) {
-      request.log.warn({ host, origin: request.headers.origin }, refusal.message)
+      request.log.warn({ host: request.headers.host, origin: request.headers.origin }, refusal.message)
       return reply.status(refusal.status).send(errorBody(refusal))
     }
-    // CORS is granted to the configured dev origins only (the renderer's dev server), never to '*'
+    // CORS only for the dev origins and, on the collector, apps under test on loopback; never '*'
     const origin = request.headers.origin
-    if (origin !== undefined && options.extraOrigins.includes(origin)) {
-      reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
-      if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
-        return reply
-          .status(204)
-          .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE')
-          .header('Access-Control-Allow-Headers', 'Content-Type, xtoken, appKey, token')
-          .header('Access-Control-Max-Age', '600')
-          .send()
-      }
+    if (origin === undefined || [...allowedHosts()].some((h) => origin === `http://${h}`)) return
+    reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+      return reply
+        .status(204)
+        .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE')
+        .header('Access-Control-Allow-Headers', 'Content-Type, xtoken, appKey, token')
+        .header('Access-Control-Max-Age', '600')
+        .send()
     }
   })
 

@@ -16,6 +16,8 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
   })
   ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' })
+  // documentation-only format of file parts in multipart bodies
+  ajv.addFormat('binary', true)
   return ajv
 }
 

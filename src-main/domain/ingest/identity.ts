@@ -1,0 +1,19 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+
+/**
+ * `distinct_id`: one stable number per `xwho`, the same in events and profiles, kept in the
+ * project's `user_ids` table. New users get the next numbers, in xwho order, inside the load's
+ * transaction (so a rolled-back load assigns nothing).
+ */
+export async function ensureUserIds(conn: DuckDBConnection): Promise<void> {
+  await conn.run('CREATE TABLE IF NOT EXISTS user_ids (xwho VARCHAR PRIMARY KEY, distinct_id BIGINT NOT NULL)')
+}
+
+/** Assigns ids to the users of `source` (a SQL relation with an `xwho` column) that have none. */
+export async function assignDistinctIds(conn: DuckDBConnection, source: string): Promise<number> {
+  const result = await conn.run(`INSERT INTO user_ids
+    SELECT n.xwho, (SELECT COALESCE(max(distinct_id), 0) FROM user_ids) + row_number() OVER (ORDER BY n.xwho)
+    FROM (SELECT DISTINCT xwho FROM ${source}) n
+    WHERE NOT EXISTS (SELECT 1 FROM user_ids u WHERE u.xwho = n.xwho)`)
+  return Number(result.rowsChanged)
+}

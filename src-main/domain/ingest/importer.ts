@@ -1,0 +1,58 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext } from '../context'
+import type { ProjectScope } from '../platform/projects'
+import { eventPropertyTypes, recordReported, userPropertyTypes } from '../schema/plan'
+import { loadNorm, type LoadOptions, type LoadResult } from './load'
+import { normalizeRecords } from './records'
+import { stageFile, type Format } from './stage'
+import { normalizeRows, type Kind, type Mapping } from './tabular'
+
+export interface ImportSpec extends LoadOptions {
+  file: string
+  format: Format
+  /** Tabular files: events or profiles. SDK records route themselves by event id. */
+  kind: Kind
+  mapping: Mapping
+  sheet?: string
+}
+
+export type Phase = 'reading' | 'checking' | 'writing'
+
+/** Column names of the staged rows, in file order (the staging row number left out). */
+export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
+  const reader = await conn.runAndReadAll(
+    "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
+  )
+  return reader.getRows().map((r) => String(r[0])).filter((c) => c !== '__uba_row')
+}
+
+/**
+ * Turns the staged records into `norm`; resolves to what the load will write. Shared by imports,
+ * the collector and the preview, so that all three judge records the same way.
+ */
+export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping'>) {
+  const known = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
+  if (staged === 'stage_records') {
+    const plans = await normalizeRecords(conn, known)
+    return { events: plans.event, users: plans.user, unsetIds: plans.unset }
+  }
+  const header = await stagedHeader(conn)
+  const plans = await normalizeRows(conn, header, spec.mapping, spec.kind, spec.kind === 'events' ? known.event : known.user)
+  return spec.kind === 'events' ? { events: plans, users: [], unsetIds: [] } : { events: [], users: plans, unsetIds: [] }
+}
+
+/**
+ * One import, on one connection of the project's warehouse: read the file through DuckDB,
+ * check every record against the plan, write the valid ones in one transaction, then mark in the
+ * plan what reported. `onPhase` lets a job show where it is.
+ */
+export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: (phase: Phase) => void): Promise<LoadResult> {
+  onPhase('reading')
+  const staged = await stageFile(conn, spec.file, spec.format, spec.sheet)
+  onPhase('checking')
+  const plan = await normalize(ctx, scope, conn, staged, spec)
+  onPhase('writing')
+  const result = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { ...spec, beforeCommit: () => onPhase('writing') })
+  recordReported(ctx.meta, scope.appKey, result.reported)
+  return result
+}

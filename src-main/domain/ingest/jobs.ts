@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { basename } from 'node:path'
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext, Operator } from '../context'
+import { AppError, badParam } from '../errors'
+import { recordOperation } from '../platform/operations'
+import type { ProjectScope } from '../platform/projects'
+import { importFile, type ImportSpec, type Phase } from './importer'
+import { RejectedRecords, type LoadResult, type Rejection } from './load'
+import { withWriteLock } from '../writeLock'
+
+/**
+ * Import jobs: queued per project (one writer at a time), run in the background, observable with
+ * progress, cancellable. State lives in the metadata database, so it outlives the request and,
+ * for finished jobs, the app.
+ */
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+
+export interface JobView {
+  id: string
+  state: JobState
+  phase: Phase | null
+  kind: string
+  format: string
+  source: string
+  rowsRead: number
+  rowsWritten: number
+  rowsRejected: number
+  percent: number
+  rejected: Rejection[]
+  error: string | null
+  createTime: number
+  startTime: number | null
+  endTime: number | null
+  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> | null
+}
+
+interface JobRow {
+  id: string
+  app_key: string
+  state: JobState
+  kind: string
+  format: string
+  source: string
+  options: string
+  rows_read: number
+  rows_written: number
+  rows_rejected: number
+  percent: number
+  rejected: string
+  error: string | null
+  create_time: number
+  start_time: number | null
+  end_time: number | null
+}
+
+/** Where each phase starts and how much of the bar it takes. */
+const PHASES: Record<Phase, [number, number]> = { reading: [0, 60], checking: [60, 15], writing: [75, 25] }
+
+interface Live {
+  phase: Phase | null
+  conn: DuckDBConnection | null
+  cancelled: boolean
+}
+const live = new Map<string, Live>()
+
+function view(row: JobRow): JobView {
+  const l = live.get(row.id)
+  const options = JSON.parse(row.options) as { result?: JobView['result'] }
+  return {
+    id: row.id,
+    state: row.state,
+    phase: l?.phase ?? null,
+    kind: row.kind,
+    format: row.format,
+    source: row.source,
+    rowsRead: row.rows_read,
+    rowsWritten: row.rows_written,
+    rowsRejected: row.rows_rejected,
+    percent: Math.round(row.percent * 10) / 10,
+    rejected: JSON.parse(row.rejected) as Rejection[],
+    error: row.error,
+    createTime: row.create_time,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    result: options.result ?? null,
+  }
+}
+
+function find(ctx: DomainContext, appKey: string, id: string): JobRow {
+  const row = ctx.meta.prepare('SELECT * FROM import_jobs WHERE id = ? AND app_key = ?').get(id, appKey) as JobRow | undefined
+  if (!row) throw badParam('id', `import job ${id} does not exist in this project`)
+  return row
+}
+
+export function getJob(ctx: DomainContext, appKey: string, id: string): JobView {
+  return view(find(ctx, appKey, id))
+}
+
+export function listJobs(ctx: DomainContext, appKey: string): JobView[] {
+  return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map(view)
+}
+
+function update(ctx: DomainContext, id: string, fields: Partial<Record<keyof JobRow, unknown>>): void {
+  const keys = Object.keys(fields)
+  ctx.meta.prepare(`UPDATE import_jobs SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => (fields as Record<string, unknown>)[k]), id)
+}
+
+/** Polls DuckDB's progress of the running statement into the job's percent. */
+function trackProgress(ctx: DomainContext, id: string, l: Live): () => void {
+  const timer = setInterval(() => {
+    if (!l.conn || !l.phase) return
+    const [start, width] = PHASES[l.phase]
+    const p = l.conn.progress.percentage
+    const within = p >= 0 ? Math.min(p, 100) / 100 : 0
+    update(ctx, id, { percent: start + width * within })
+  }, 200)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
+/** What a job is, for its listing: kind (events, profiles, sample), format and source name. */
+export interface JobLabel {
+  kind: string
+  format: string
+  source: string
+  options: Record<string, unknown>
+}
+
+/** The work of a job: on the project's connection, reporting its phase; resolves to its counts. */
+export type JobWork = (conn: DuckDBConnection, onPhase: (phase: Phase) => void) => Promise<LoadResult>
+
+/** Queues an import of a file and returns at once. `upload` is an uploaded file to delete afterwards. */
+export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: ImportSpec, operator: Operator | null, upload?: { file: string; name: string }): JobView {
+  const label = {
+    kind: spec.kind,
+    format: spec.format,
+    source: upload?.name ?? basename(spec.file),
+    options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet },
+  }
+  return startJob(ctx, scope, label, (conn, onPhase) => importFile(ctx, scope, conn, spec, onPhase), operator, () => {
+    if (upload) rmSync(upload.file, { force: true })
+  })
+}
+
+/**
+ * Queues a job that writes into the project's warehouse and returns at once. Jobs of one project
+ * run one at a time; `cleanup` runs when the job has ended, whatever the outcome.
+ */
+export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabel, work: JobWork, operator: Operator | null, cleanup?: () => void): JobView {
+  const id = randomUUID()
+  ctx.meta
+    .prepare(
+      `INSERT INTO import_jobs (id, app_key, state, kind, format, source, options, create_time, created_by)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, scope.appKey, label.kind, label.format, label.source, JSON.stringify(label.options), Date.now(), operator?.id ?? null)
+  recordOperation(ctx.meta, operator, `job.start.${label.kind}`, scope.appKey, id)
+  const l: Live = { phase: null, conn: null, cancelled: false }
+  live.set(id, l)
+  ctx.background.run(`job ${id}`, () =>
+    withWriteLock(ctx, scope.appKey, async () => {
+      if (l.cancelled) return
+      update(ctx, id, { state: 'running', start_time: Date.now() })
+      const stop = trackProgress(ctx, id, l)
+      try {
+        const result = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+          l.conn = conn
+          await conn.run('SET enable_progress_bar = true')
+          await conn.run('SET enable_progress_bar_print = false')
+          return work(conn, (phase) => {
+            // a cancel between statements (no query to interrupt) is honoured at the next phase
+            if (l.cancelled) throw new AppError(400, 400, 'cancelled')
+            l.phase = phase
+            update(ctx, id, { percent: PHASES[phase][0] })
+          })
+        })
+        const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result
+        update(ctx, id, {
+          state: 'succeeded',
+          percent: 100,
+          rows_read: result.rowsRead,
+          rows_written: eventsWritten + profilesChanged,
+          rows_rejected: result.rowsRejected,
+          rejected: JSON.stringify(result.rejected),
+          options: JSON.stringify({ ...label.options, result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } }),
+          end_time: Date.now(),
+        })
+      } catch (err) {
+        finishFailed(ctx, id, l, err)
+      } finally {
+        stop()
+        l.conn = null
+        l.phase = null
+      }
+    }).finally(() => {
+      live.delete(id)
+      cleanup?.()
+    }),
+  )
+  return getJob(ctx, scope.appKey, id)
+}
+
+function finishFailed(ctx: DomainContext, id: string, l: Live, err: unknown): void {
+  if (l.cancelled) {
+    update(ctx, id, { state: 'cancelled', end_time: Date.now(), error: 'cancelled; nothing was imported' })
+    return
+  }
+  const fields: Partial<Record<keyof JobRow, unknown>> = { state: 'failed', end_time: Date.now(), error: failureMessage(err) }
+  if (err instanceof RejectedRecords) {
+    fields.rows_read = err.result.rowsRead
+    fields.rows_rejected = err.result.rowsRejected
+    fields.rejected = JSON.stringify(err.result.rejected)
+  }
+  update(ctx, id, fields)
+}
+
+/** What went wrong, in words for the user: the file's problem, never a stack. */
+function failureMessage(err: unknown): string {
+  if (err instanceof AppError) return err.message
+  const text = err instanceof Error ? err.message : String(err)
+  const firstLine = text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
+  if (/Maximum line size/i.test(text)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
+  if (/gzip|zlib|inflate/i.test(text)) return `the compressed file is damaged or truncated: ${firstLine}`
+  return `the file could not be read: ${firstLine}`
+}
+
+/** Cancels a queued or running job: it ends as cancelled and leaves nothing behind. */
+export function cancelJob(ctx: DomainContext, appKey: string, id: string, operator: Operator | null): JobView {
+  const row = find(ctx, appKey, id)
+  if (row.state !== 'queued' && row.state !== 'running') throw badParam('id', `import job ${id} has already ${row.state}`)
+  const l = live.get(id)
+  if (l) {
+    l.cancelled = true
+    l.conn?.interrupt()
+  }
+  if (row.state === 'queued') update(ctx, id, { state: 'cancelled', end_time: Date.now(), error: 'cancelled before it started' })
+  recordOperation(ctx.meta, operator, 'job.cancel', appKey, id)
+  return getJob(ctx, appKey, id)
+}
+
+/** Jobs that were queued or running when the app stopped did not finish: they wrote nothing. */
+export function failInterruptedJobs(ctx: DomainContext): void {
+  ctx.meta
+    .prepare("UPDATE import_jobs SET state = 'failed', end_time = ?, error = 'the app stopped before the import finished; nothing was imported' WHERE state IN ('queued', 'running')")
+    .run(Date.now())
+}

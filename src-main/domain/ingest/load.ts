@@ -1,0 +1,137 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { AppError } from '../errors'
+import { addColumns } from '../schema/columns'
+import { emptyReported, type Reported } from '../schema/plan'
+import { column } from '../schema/types'
+import { assignDistinctIds, ensureUserIds } from './identity'
+import { eventCol, userCol, type PropertyPlan } from './norm'
+import { applyProfiles } from './profiles'
+
+/** A record that did not load, and why (line/row, property, value). */
+export interface Rejection {
+  row: number
+  property: string
+  value: string | null
+  reason: string
+}
+
+export interface LoadOptions {
+  onError: 'abort' | 'skip'
+  /** Called just before the commit: throwing there rolls the whole load back (a cancel). */
+  beforeCommit?: () => void
+  /** Leave out records equal to one already stored (user, event, time and every property they carry). */
+  dedupe: boolean
+}
+
+export interface LoadResult {
+  rowsRead: number
+  rowsRejected: number
+  /** Events written to event_vd. */
+  eventsWritten: number
+  /** Profile rows created, changed or deleted. */
+  profilesChanged: number
+  /** `$debug` 1 records: checked, not stored. */
+  debugSkipped: number
+  duplicatesSkipped: number
+  rejected: Rejection[]
+  reported: Reported
+}
+
+/** Thrown when onError is abort and records were rejected: the job fails, nothing is written. */
+export class RejectedRecords extends AppError {
+  constructor(readonly result: LoadResult) {
+    super(400, 400, `${result.rowsRejected} of ${result.rowsRead} records do not fit (first: row ${result.rejected[0]?.row}, ${result.rejected[0]?.property} ${result.rejected[0]?.reason}); nothing was imported`, ['file'])
+  }
+}
+
+export const REJECTED_SAMPLE = 100
+const VALID = 'n._problem IS NULL AND NOT n.debug'
+
+async function one(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJS()[0] ?? {}
+}
+
+/** Counts and the first rejections, and which properties valid records actually carry. */
+async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]) {
+  const carried = [
+    ...events.map((p, i) => `count(${eventCol(p.id)}) FILTER (WHERE ${VALID} AND NOT n.is_profile) AS "e${i}"`),
+    ...users.map((p, i) => `count(${userCol(p.id)}) FILTER (WHERE ${VALID} AND n.is_profile) AS "u${i}"`),
+  ]
+  const row = await one(conn, `SELECT count(*) AS total, count(*) FILTER (WHERE n._problem IS NOT NULL) AS rejected,
+      count(*) FILTER (WHERE n._problem IS NULL AND n.debug) AS debug ${carried.map((c) => `, ${c}`).join('')} FROM norm n`)
+  const rejected = (await conn.runAndReadAll(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason
+      FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`)).getRowObjectsJS()
+  return {
+    total: Number(row.total),
+    rejected: Number(row.rejected),
+    debug: Number(row.debug),
+    events: events.filter((_, i) => Number(row[`e${i}`]) > 0),
+    users: users.filter((_, i) => Number(row[`u${i}`]) > 0),
+    sample: rejected.map((r) => ({ row: Number(r._row), property: String(r.property), value: r.value === null ? null : String(r.value), reason: String(r.reason) })),
+  }
+}
+
+/** What the committed load reported, for the plan: events with their properties and platforms. */
+async function reportedBy(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]): Promise<Reported> {
+  const reported = emptyReported()
+  const perEvent = (await conn.runAndReadAll(`SELECT xwhat, list(DISTINCT platform) FILTER (WHERE platform IS NOT NULL) AS platforms
+      ${events.map((p, i) => `, count(${eventCol(p.id)}) > 0 AS "p${i}"`).join('')}
+      FROM norm n WHERE ${VALID} AND NOT n.is_profile GROUP BY xwhat`)).getRowObjectsJS()
+  for (const r of perEvent) {
+    reported.events.set(String(r.xwhat), {
+      platforms: new Set((r.platforms as string[] | null) ?? []),
+      properties: new Set(events.filter((_, i) => r[`p${i}`] === true).map((p) => p.id)),
+    })
+  }
+  for (const p of events) reported.eventProperties.set(p.id, p.type)
+  for (const p of users) reported.userProperties.set(p.id, p.type)
+  return reported
+}
+
+/**
+ * Writes the valid records of `norm` into the warehouse in one transaction: new columns, new
+ * distinct ids, events, profile operations. Any failure (or an interrupt) rolls all of it back.
+ */
+export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[], unsetIds: string[], options: LoadOptions): Promise<LoadResult> {
+  const s = await survey(conn, events, users)
+  const result: LoadResult = {
+    rowsRead: s.total,
+    rowsRejected: s.rejected,
+    eventsWritten: 0,
+    profilesChanged: 0,
+    debugSkipped: s.debug,
+    duplicatesSkipped: 0,
+    rejected: s.sample,
+    reported: emptyReported(),
+  }
+  if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
+
+  await conn.run('BEGIN TRANSACTION')
+  try {
+    await addColumns(conn, 'event_vd', s.events.filter((p) => p.isNew).map((p) => ({ id: p.id, dataType: p.type })))
+    await addColumns(conn, 'profile_vd', s.users.filter((p) => p.isNew).map((p) => ({ id: p.id, dataType: p.type })))
+    await ensureUserIds(conn)
+    await assignDistinctIds(conn, `norm n WHERE ${VALID}`)
+
+    const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
+    const valid = `SELECT n.xwho, n.xwhat, n.xwhen, n.ds ${cols.map((c) => `, ${c}`).join('')} FROM norm n WHERE ${VALID} AND NOT n.is_profile`
+    const matches = ['xwho', 'xwhat', 'xwhen', ...s.events.map((p) => column(p.id))].map((c) => `e.${c} IS NOT DISTINCT FROM v.${c}`).join(' AND ')
+    const candidates = options.dedupe ? `SELECT DISTINCT * FROM (${valid})` : valid
+    const notStored = options.dedupe ? `WHERE NOT EXISTS (SELECT 1 FROM event_vd e WHERE ${matches})` : ''
+    const inserted = await conn.run(`INSERT INTO event_vd BY NAME
+      SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored}`)
+    result.eventsWritten = Number(inserted.rowsChanged)
+    if (options.dedupe) {
+      const candidates = await one(conn, `SELECT count(*) AS n FROM norm n WHERE ${VALID} AND NOT n.is_profile`)
+      result.duplicatesSkipped = Number(candidates.n) - result.eventsWritten
+    }
+    result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
+    result.reported = await reportedBy(conn, s.events, s.users)
+    options.beforeCommit?.()
+    await conn.run('COMMIT')
+  } catch (err) {
+    await conn.run('ROLLBACK').catch(() => undefined)
+    throw err
+  }
+  return result
+}

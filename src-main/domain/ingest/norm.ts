@@ -1,0 +1,92 @@
+import { EVENT_BASE_COLUMNS, PROPERTY_ID, PROPERTY_ID_MAX, type DataType } from '../schema/types'
+import { literal } from './sql'
+import type { TypedRead } from './typing'
+
+/**
+ * The normalized table every source is turned into before loading, `norm`:
+ *   _row, is_profile, op, xwho, xwhat, xwhen (TIMESTAMPTZ), ds, debug, platform,
+ *   "e:<id>" per event property, "u:<id>" per user property, "x:<id>" (unset flags),
+ *   _problem STRUCT(property, value, reason) — NULL for a record that loads.
+ * The first failing check gives a record's problem.
+ */
+
+/** A property as one load sees it: its id, its type (from the plan or inferred now), where its value is read. */
+export interface PropertyPlan {
+  id: string
+  type: DataType
+  /** True when the plan did not know it: the load adds its column and plan item. */
+  isNew: boolean
+  read: TypedRead
+  /** SQL text of the raw value, quoted in a rejection reason. */
+  rawText: string
+}
+
+export interface Check {
+  when: string
+  property: string
+  value: string
+  reason: string
+}
+
+export function eventCol(id: string): string {
+  return `"e:${id}"`
+}
+export function userCol(id: string): string {
+  return `"u:${id}"`
+}
+export function unsetCol(id: string): string {
+  return `"x:${id}"`
+}
+
+/** Folds a raw key to a property id, or null when it cannot be one (spec-notes limits). */
+export function propertyIdOf(key: string): string | null {
+  const id = key.toLowerCase()
+  if (id.length > PROPERTY_ID_MAX || !PROPERTY_ID.test(id)) return null
+  return id
+}
+
+/** The checks that apply to a property's value: its type, and the array limits of spec-notes. */
+export function propertyChecks(p: PropertyPlan, gate = 'true'): Check[] {
+  const checks: Check[] = [
+    { when: `(${gate}) AND ${p.read.misfit}`, property: p.id, value: p.rawText, reason: `is not ${p.type.startsWith('a') ? 'an' : 'a'} ${p.type}` },
+  ]
+  if (p.type === 'array<string>') {
+    checks.push(
+      { when: `(${gate}) AND len(${p.read.value}) > 100`, property: p.id, value: p.rawText, reason: 'has more than 100 items' },
+      {
+        when: `(${gate}) AND list_bool_or(list_transform(${p.read.value}, x -> length(x) > 255))`,
+        property: p.id,
+        value: p.rawText,
+        reason: 'has an item longer than 255 characters',
+      },
+    )
+  }
+  return checks
+}
+
+/** CASE over the checks, in order: the first failing check is the record's problem. */
+export function problemCase(checks: Check[]): string {
+  if (checks.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)'
+  const arms = checks.map(
+    (c) => `WHEN ${c.when} THEN struct_pack(property := ${literal(c.property)}, value := left(CAST(${c.value} AS VARCHAR), 200), reason := ${literal(c.reason)})`,
+  )
+  return `CASE ${arms.join('\n    ')} END`
+}
+
+/** The checks every record goes through: user id, event id, time (spec-notes limits). */
+export function identityChecks(xwho: string, xwhat: string, xwhen: string, xwhenRaw: string): Check[] {
+  return [
+    { when: `${xwho} IS NULL OR ${xwho} = ''`, property: 'xwho', value: "''", reason: 'is missing' },
+    { when: `length(${xwho}) > 254`, property: 'xwho', value: xwho, reason: 'is longer than 254 characters' },
+    { when: `${xwhat} IS NULL OR ${xwhat} = ''`, property: 'xwhat', value: "''", reason: 'is missing' },
+    {
+      when: `NOT regexp_full_match(${xwhat}, '[A-Za-z$][A-Za-z0-9_$]{0,98}')`,
+      property: 'xwhat',
+      value: xwhat,
+      reason: 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters',
+    },
+    { when: `${xwhen} IS NULL`, property: 'xwhen', value: `COALESCE(${xwhenRaw}, '')`, reason: 'is not a time (epoch ms or s, ISO 8601, yyyy-MM-dd HH:mm:ss or yyyy-MM-dd)' },
+  ]
+}
+
+export const RESERVED_IDS: readonly string[] = EVENT_BASE_COLUMNS

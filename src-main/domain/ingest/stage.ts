@@ -1,0 +1,163 @@
+import { openSync, readSync, closeSync } from 'node:fs'
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { badParam } from '../errors'
+import { readExcel } from './excel'
+import { firstCharacter, scanLines } from './scan'
+import { ident, literal } from './sql'
+
+/**
+ * Getting a file into DuckDB as a staging table, through DuckDB's own readers. Two shapes:
+ * - `stage_records(_row, line)`: SDK records, one JSON text per record (JSON lines, JSON arrays,
+ *   collector uploads);
+ * - `stage_rows(__uba_row, <columns as VARCHAR>)`: tabular files (CSV, TSV, Parquet, Excel), every
+ *   cell as text so that types are checked by the plan, not guessed by a reader.
+ * `_row` / `__uba_row` is the record's number in the file (1-based, header not counted); the
+ * tabular one has an unlikely name because the file's own columns stand beside it.
+ */
+
+export type Format = 'json' | 'csv' | 'tsv' | 'parquet' | 'excel'
+export const FORMATS: Format[] = ['json', 'csv', 'tsv', 'parquet', 'excel']
+
+/**
+ * Longest JSON or CSV line accepted: above the largest record the SDK limits allow (300 properties,
+ * arrays of 100 x 255 characters). DuckDB's read buffer is sized from it, so it stays modest.
+ */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024
+const READ_BUFFER_BYTES = 4 * MAX_LINE_BYTES
+
+function head(file: string, bytes: number): Buffer {
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.alloc(bytes)
+    const n = readSync(fd, buf, 0, bytes, 0)
+    return buf.subarray(0, n)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export function isGzip(file: string): boolean {
+  const b = head(file, 2)
+  return b.length === 2 && b[0] === 0x1f && b[1] === 0x8b
+}
+
+/** The format a file most likely has, from its name, then its first bytes. */
+export function detectFormat(file: string): Format {
+  const name = file.toLowerCase().replace(/\.gz$/, '')
+  if (/\.(jsonl|ndjson|json)$/.test(name)) return 'json'
+  if (name.endsWith('.tsv') || name.endsWith('.tab')) return 'tsv'
+  if (name.endsWith('.csv') || name.endsWith('.txt')) return 'csv'
+  if (name.endsWith('.parquet')) return 'parquet'
+  if (/\.(xlsx|xlsm|xls|xlsb|ods)$/.test(name)) return 'excel'
+  const b = head(file, 4)
+  if (b.toString('latin1') === 'PAR1') return 'parquet'
+  if (b[0] === 0x50 && b[1] === 0x4b) return 'excel'
+  if (b[0] === 0xd0 && b[1] === 0xcf) return 'excel'
+  if (b[0] === 0x1f && b[1] === 0x8b) return 'json'
+  const text = b.toString('utf8').trimStart()
+  return text.startsWith('{') || text.startsWith('[') ? 'json' : 'csv'
+}
+
+function compression(file: string): string {
+  return isGzip(file) ? 'gzip' : 'none'
+}
+
+/** JSON: one record per line, or one array of records (detected from the first character). */
+async function stageJson(conn: DuckDBConnection, file: string, limit: string): Promise<void> {
+  const gz = compression(file)
+  if (await firstCharacter(file, gz === 'gzip') === '[') {
+    // one array, possibly on one long line: only the compression is checked beforehand
+    if (!limit && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
+    await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
+      SELECT row_number() OVER () AS _row, CAST(json AS VARCHAR) AS line
+      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz)}) ${limit}`)
+    return
+  }
+  if (!limit) await scanLines(file, gz === 'gzip', MAX_LINE_BYTES)
+  // line by line, so that a line that is not JSON is rejected with its number instead of failing the file
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
+    SELECT _row, line FROM (
+      SELECT row_number() OVER () AS _row, line
+      FROM read_csv(${literal(file)}, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '', escape = '',
+                    auto_detect = false, compression = ${literal(gz)}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}, strict_mode = true)
+      ${limit}
+    ) WHERE trim(line) <> ''`)
+}
+
+async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit: string): Promise<void> {
+  if (!limit) await scanLines(file, isGzip(file), MAX_LINE_BYTES)
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
+    SELECT row_number() OVER () AS __uba_row, *
+    FROM read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)},
+                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}) ${limit}`)
+}
+
+/** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
+async function stageParquet(conn: DuckDBConnection, file: string, limit: string): Promise<void> {
+  const source = `read_parquet(${literal(file)})`
+  const columns = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRows().map((r) => ({ name: String(r[0]), type: String(r[1]) }))
+  const cells = columns.map(({ name, type }) =>
+    /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
+  )
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
+    SELECT row_number() OVER () AS __uba_row, ${cells.join(', ')} FROM ${source} ${limit}`)
+}
+
+/** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
+async function stageExcel(conn: DuckDBConnection, file: string, sheet: string | undefined, limit?: number): Promise<void> {
+  const { header, rows } = readExcel(file, sheet, limit)
+  await stageTextRows(conn, header, rows)
+}
+
+/** Loads rows of text cells (Excel, the collector's records) through the appender. */
+export async function stageTextRows(conn: DuckDBConnection, header: string[], rows: (string | null)[][]): Promise<void> {
+  const columns = header.map((h) => `${ident(h)} VARCHAR`).join(', ')
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows (__uba_row BIGINT, ${columns})`)
+  const appender = await conn.createAppender('stage_rows', 'main', 'temp')
+  rows.forEach((row, i) => {
+    appender.appendBigInt(BigInt(i + 1))
+    for (let c = 0; c < header.length; c++) {
+      const cell = row[c]
+      if (cell === null || cell === undefined) appender.appendNull()
+      else appender.appendVarchar(cell)
+    }
+    appender.endRow()
+  })
+  appender.closeSync()
+}
+
+/** Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. */
+export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]): Promise<void> {
+  await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (_row BIGINT, line VARCHAR)')
+  const appender = await conn.createAppender('stage_records', 'main', 'temp')
+  lines.forEach((line, i) => {
+    appender.appendBigInt(BigInt(i + 1))
+    appender.appendVarchar(line)
+    appender.endRow()
+  })
+  appender.closeSync()
+}
+
+/** Stages a file (its first `limit` records only, for a preview); resolves to the staging table's name. */
+export async function stageFile(conn: DuckDBConnection, file: string, format: Format, sheet?: string, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+  const sql = limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`
+  switch (format) {
+    case 'json':
+      await stageJson(conn, file, sql)
+      return 'stage_records'
+    case 'csv':
+      await stageDelimited(conn, file, ',', sql)
+      return 'stage_rows'
+    case 'tsv':
+      await stageDelimited(conn, file, '\t', sql)
+      return 'stage_rows'
+    case 'parquet':
+      await stageParquet(conn, file, sql)
+      return 'stage_rows'
+    case 'excel':
+      await stageExcel(conn, file, sheet, limit)
+      return 'stage_rows'
+    default:
+      throw badParam('format', `unknown format ${String(format)}`)
+  }
+}

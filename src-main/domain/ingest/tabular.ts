@@ -1,0 +1,152 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { badParam } from '../errors'
+import { isDataType, type DataType } from '../schema/types'
+import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
+import { ident, literal } from './sql'
+import { dayOf, eventTime, fromText, INFERENCE_ORDER } from './typing'
+
+/**
+ * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
+ * columns to the user, the event and the time. Every other column becomes a property.
+ */
+
+export type Kind = 'events' | 'profiles'
+
+export interface Mapping {
+  /** Column holding the user id. */
+  xwho?: string
+  /** Column holding the event id ... */
+  xwhat?: string
+  /** ... or one event id for the whole file. */
+  event?: string
+  /** Column holding the time. */
+  xwhen?: string
+  /** Column -> property id (a rename), or null to leave the column out. */
+  properties?: Record<string, string | null>
+  /** Property id -> data type, for properties the plan does not know yet (instead of inference). */
+  types?: Record<string, DataType>
+}
+
+const GUESSES = {
+  xwho: ['xwho', 'user_id', 'userid', 'user', 'uid', 'distinct_id', 'account_id', 'customer_id'],
+  xwhat: ['xwhat', 'event', 'event_id', 'event_name', 'eventname', 'action', 'event_type'],
+  xwhen: ['xwhen', 'time', 'timestamp', 'event_time', 'eventtime', 'ts', 'datetime', 'date', 'created_at', 'occurred_at'],
+}
+
+/** A property id for a column header: lower case, other characters as _, never a digit first. */
+export function propertyIdForColumn(header: string): string {
+  const text = header.trim().toLowerCase()
+  const lead = text.startsWith('$') ? '$' : ''
+  let body = text.slice(lead.length).replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '')
+  if (body === '') body = 'column'
+  if (/^[0-9]/.test(body)) body = `_${body}`
+  return (lead + body).slice(0, 125)
+}
+
+/** The mapping a user would most likely choose, from the header. */
+export function guessMapping(header: string[], kind: Kind): Mapping {
+  const find = (names: string[]) => header.find((h) => names.includes(h.toLowerCase().replace(/[\s-]+/g, '_')))
+  const mapping: Mapping = { xwho: find(GUESSES.xwho) }
+  if (kind === 'events') {
+    mapping.xwhat = find(GUESSES.xwhat)
+    mapping.xwhen = find(GUESSES.xwhen)
+  }
+  return mapping
+}
+
+interface ColumnPlan {
+  column: string
+  id: string
+}
+
+/** Checks the mapping against the header and decides each remaining column's property id. */
+export function planColumns(header: string[], mapping: Mapping, kind: Kind): ColumnPlan[] {
+  const need: (keyof Mapping)[] = kind === 'events' ? ['xwho', 'xwhen'] : ['xwho']
+  for (const key of need) {
+    const col = mapping[key] as string | undefined
+    if (!col) throw badParam(`mapping.${key}`, `mapping.${key} must name the column that holds ${key === 'xwho' ? 'the user id' : 'the time'}`)
+  }
+  if (kind === 'events' && !mapping.xwhat === !mapping.event) throw badParam('mapping.xwhat', 'give either mapping.xwhat (a column holding the event id) or mapping.event (one event id for every row)')
+  if (mapping.event !== undefined && !/^[A-Za-z$][A-Za-z0-9_$]{0,98}$/.test(mapping.event)) throw badParam('mapping.event', 'an event id starts with a letter or $ and holds at most 99 letters, digits, _ and $')
+  for (const key of ['xwho', 'xwhat', 'xwhen'] as const) {
+    const col = mapping[key]
+    if (col !== undefined && !header.includes(col)) throw badParam(`mapping.${key}`, `the file has no column ${col}; it has ${header.join(', ')}`)
+  }
+  for (const col of Object.keys(mapping.properties ?? {})) {
+    if (!header.includes(col)) throw badParam(`mapping.properties.${col}`, `the file has no column ${col}`)
+  }
+  const used = new Set([mapping.xwho, mapping.xwhat, mapping.xwhen].filter(Boolean))
+  const plans: ColumnPlan[] = []
+  const seen = new Map<string, string>()
+  for (const column of header) {
+    if (used.has(column)) continue
+    const rename = mapping.properties?.[column]
+    if (rename === null) continue
+    const id = rename === undefined ? propertyIdForColumn(column) : propertyIdOf(rename)
+    if (id === null) throw badParam(`mapping.properties.${column}`, `${rename} cannot be a property id: letters, digits and _ (optionally after $), not a digit first, at most 125`)
+    if (RESERVED_IDS.includes(id)) throw badParam(`mapping.properties.${column}`, `column ${column} would become the reserved id ${id}: rename it in mapping.properties or leave it out with null`)
+    const other = seen.get(id)
+    if (other !== undefined) throw badParam(`mapping.properties.${column}`, `columns ${other} and ${column} would both become property ${id}: rename one in mapping.properties`)
+    seen.set(id, column)
+    plans.push({ column, id })
+  }
+  for (const [id, type] of Object.entries(mapping.types ?? {})) {
+    if (!isDataType(type)) throw badParam(`mapping.types.${id}`, 'a type is one of string, number, boolean, datetime, array<string>')
+  }
+  return plans
+}
+
+/** Types of new columns "on first sight": what every value fits, else what the first value is. */
+async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Promise<Map<string, DataType | null>> {
+  const out = new Map<string, DataType | null>()
+  if (columns.length === 0) return out
+  const selects = columns.flatMap((c, i) => {
+    const raw = ident(c.column)
+    return INFERENCE_ORDER.map((t, ti) => `count(*) FILTER (WHERE ${fromText(raw, t).misfit}) AS "m${i}_${ti}"`).concat(
+      `count(*) FILTER (WHERE ${raw} IS NOT NULL AND ${raw} <> '') AS "n${i}"`,
+      `arg_min(${raw}, __uba_row) FILTER (WHERE ${raw} IS NOT NULL AND ${raw} <> '') AS "f${i}"`,
+    )
+  })
+  const row = (await conn.runAndReadAll(`SELECT ${selects.join(', ')} FROM stage_rows`)).getRowObjectsJS()[0]
+  columns.forEach((c, i) => {
+    if (Number(row[`n${i}`]) === 0) return out.set(c.id, null)
+    const fitsAll = INFERENCE_ORDER.find((_, ti) => Number(row[`m${i}_${ti}`]) === 0)
+    out.set(c.id, fitsAll ?? firstSight(String(row[`f${i}`])))
+  })
+  return out
+}
+
+function firstSight(value: string): DataType {
+  if (/^(true|false)$/i.test(value)) return 'boolean'
+  if (value.trim() !== '' && Number.isFinite(Number(value))) return 'number'
+  if (/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}:\d{2}(\.\d{1,9})?)?$/.test(value)) return 'datetime'
+  return 'string'
+}
+
+/** Builds `norm` from `stage_rows`; resolves to the properties the load writes. */
+export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>): Promise<PropertyPlan[]> {
+  const columns = planColumns(header, mapping, kind)
+  const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
+  const inferred = await inferColumns(conn, fresh)
+  const plans: PropertyPlan[] = []
+  for (const c of columns) {
+    const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
+    if (!type) continue // a column with no values reports nothing
+    const raw = ident(c.column)
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromText(raw, type), rawText: raw })
+  }
+  const xwho = mapping.xwho ? `NULLIF(trim(${ident(mapping.xwho)}), '')` : 'NULL'
+  const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : ident(mapping.xwhat!)
+  const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${ident(mapping.xwhen!)})`
+  const xwhen = kind === 'profiles' ? 'now()' : eventTime(xwhenRaw)
+  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', '__uba_xwhen_raw'), ...plans.flatMap((p) => propertyChecks(p))]
+  const col = kind === 'events' ? eventCol : userCol
+  await conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
+    SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
+           __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOf('__uba_xwhen')} AS ds, false AS debug, NULL::VARCHAR AS platform
+           ${plans.map((p) => `, ${p.read.value} AS ${col(p.id)}`).join('')}
+           , ${problemCase(checks)} AS _problem
+    FROM (SELECT *, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhenRaw} AS __uba_xwhen_raw, ${xwhen} AS __uba_xwhen
+          FROM stage_rows)`)
+  return plans
+}

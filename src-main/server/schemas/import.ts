@@ -1,0 +1,93 @@
+/** Schemas of the import API (UBA Desk addition). */
+
+const mappingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Tabular files: which columns hold the user, the event and the time.',
+  properties: {
+    xwho: { type: 'string', minLength: 1, description: 'Column holding the user id.' },
+    xwhat: { type: 'string', minLength: 1, description: 'Column holding the event id.' },
+    event: { type: 'string', minLength: 1, description: 'One event id for every row (instead of xwhat).' },
+    xwhen: { type: 'string', minLength: 1, description: 'Column holding the time.' },
+    properties: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'Column -> property id, or null to leave the column out.' },
+    types: { type: 'object', additionalProperties: { type: 'string', enum: ['string', 'number', 'boolean', 'datetime', 'array<string>'] }, description: 'Property id -> type for new properties.' },
+  },
+} as const
+
+export const importFieldsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    path: { type: 'string', minLength: 1, description: 'Absolute path of a local file (JSON body only).' },
+    format: { type: 'string', enum: ['json', 'csv', 'tsv', 'parquet', 'excel'] },
+    kind: { type: 'string', enum: ['events', 'profiles'], default: 'events' },
+    mapping: mappingSchema,
+    sheet: { type: 'string', description: 'Excel: the sheet to read (default the first).' },
+    onError: { type: 'string', enum: ['abort', 'skip'], default: 'abort' },
+    dedupe: { type: 'boolean', default: false },
+  },
+} as const
+
+const rejection = {
+  type: 'object',
+  properties: { row: { type: 'integer' }, property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } },
+} as const
+
+export const jobSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+    phase: { type: ['string', 'null'], enum: ['reading', 'checking', 'writing', null] },
+    kind: { type: 'string' },
+    format: { type: 'string' },
+    source: { type: 'string', description: 'File name.' },
+    rowsRead: { type: 'integer' },
+    rowsWritten: { type: 'integer', description: 'Events written plus profile rows changed.' },
+    rowsRejected: { type: 'integer' },
+    percent: { type: 'number' },
+    rejected: { type: 'array', items: rejection, description: 'The first 100 rejected records.' },
+    error: { type: ['string', 'null'] },
+    createTime: { type: 'integer' },
+    startTime: { type: ['integer', 'null'] },
+    endTime: { type: ['integer', 'null'] },
+    result: {
+      type: ['object', 'null'],
+      properties: { eventsWritten: { type: 'integer' }, profilesChanged: { type: 'integer' }, debugSkipped: { type: 'integer' }, duplicatesSkipped: { type: 'integer' } },
+    },
+  },
+} as const
+
+export const previewSchema = {
+  type: 'object',
+  properties: {
+    format: { type: 'string' },
+    kind: { type: 'string' },
+    sheets: { type: ['array', 'null'], items: { type: 'string' } },
+    header: { type: ['array', 'null'], items: { type: 'string' } },
+    mapping: { type: ['object', 'null'], additionalProperties: true },
+    mappingProblem: { type: ['string', 'null'] },
+    properties: {
+      type: 'array',
+      items: { type: 'object', properties: { property: { type: 'string' }, type: { type: 'string' }, known: { type: 'boolean' }, target: { type: 'string' } } },
+    },
+    rows: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          row: { type: 'integer' },
+          xwho: { type: ['string', 'null'] },
+          xwhat: { type: ['string', 'null'] },
+          xwhen: { type: ['string', 'null'] },
+          ds: { type: ['integer', 'null'] },
+          properties: { type: 'object', additionalProperties: true },
+          problem: { type: ['object', 'null'], properties: { property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } },
+        },
+      },
+    },
+    rowsChecked: { type: 'integer' },
+    rowsRejected: { type: 'integer' },
+    problems: { type: 'array', items: rejection },
+  },
+} as const

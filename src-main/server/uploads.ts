@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs'
+import { extname, join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyRequest } from 'fastify'
+import { badParam } from '../domain/errors'
+
+/** A multipart request's fields and its one file, saved under the data folder's uploads/. */
+export interface Upload {
+  fields: Record<string, string>
+  file: string | null
+  filename: string | null
+}
+
+export const MAX_UPLOAD_BYTES = 4 * 1024 ** 3
+
+/**
+ * Streams the file part to disk (never into memory) and collects the text fields. The caller owns
+ * the saved file and deletes it when done.
+ */
+export async function receiveUpload(request: FastifyRequest, dataDir: string): Promise<Upload> {
+  const dir = join(dataDir, 'uploads')
+  mkdirSync(dir, { recursive: true })
+  const upload: Upload = { fields: {}, file: null, filename: null }
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (upload.file) throw badParam('file', 'send one file per request')
+        // keep the extension (it names the format); the rest of the name is ours
+        const ext = extname(part.filename).toLowerCase().replace(/[^.a-z0-9]/g, '').slice(0, 12)
+        const gz = part.filename.toLowerCase().endsWith('.gz') ? extname(part.filename.slice(0, -3)).toLowerCase().replace(/[^.a-z0-9]/g, '') : ''
+        upload.file = join(dir, `${randomUUID()}${gz}${ext}`)
+        upload.filename = part.filename
+        await pipeline(part.file, createWriteStream(upload.file))
+        if (part.file.truncated) throw badParam('file', `the file is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GB`)
+      } else {
+        upload.fields[part.fieldname] = String(part.value)
+      }
+    }
+  } catch (err) {
+    if (upload.file) rmSync(upload.file, { force: true })
+    throw err
+  }
+  return upload
+}
