@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApp } from '../src-main/app'
+import { benchImport } from './import'
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
@@ -60,3 +61,5 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true })
 }
+
+await benchImport()

@@ -84,26 +84,16 @@ describe('project creation (4.1)', () => {
       )
       return reader.getRowObjectsJS().map((r) => `${r.table_name}.${r.column_name}:${r.data_type}`)
     })
-    // base columns first, in order, then one typed column per preset property
-    expect(columns.filter((c) => c.startsWith('event_vd.')).slice(0, 5)).toEqual([
+    // the base columns; property columns come with their first data
+    expect(columns).toEqual([
       'event_vd.distinct_id:BIGINT',
       'event_vd.xwho:VARCHAR',
       'event_vd.xwhat:VARCHAR',
       'event_vd.xwhen:TIMESTAMP WITH TIME ZONE',
       'event_vd.ds:INTEGER',
+      'profile_vd.distinct_id:BIGINT',
+      'profile_vd.xwho:VARCHAR',
     ])
-    expect(columns.filter((c) => c.startsWith('profile_vd.')).slice(0, 2)).toEqual(['profile_vd.distinct_id:BIGINT', 'profile_vd.xwho:VARCHAR'])
-    expect(columns).toEqual(
-      expect.arrayContaining([
-        'event_vd.$os:VARCHAR',
-        'event_vd.$duration:DOUBLE',
-        'event_vd.$is_login:BOOLEAN',
-        'event_vd.$startup_time:TIMESTAMP',
-        'profile_vd.$signup_time:TIMESTAMP',
-        'profile_vd.$email:VARCHAR',
-      ]),
-    )
-    expect(columns).toHaveLength(5 + 37 + 2 + 14)
     // the new project's own credentials open it
     const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
     const token = list.body.find((p: any) => p.appKey === 'shop2').normalToken

@@ -18,12 +18,12 @@ export interface ImportSpec extends LoadOptions {
 
 export type Phase = 'reading' | 'checking' | 'writing'
 
-/** Column names of the staged rows, in file order (the staging row number left out). */
+/** Column names of the staged rows, in file order. */
 export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
   const reader = await conn.runAndReadAll(
     "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
   )
-  return reader.getRows().map((r) => String(r[0])).filter((c) => c !== '__uba_row')
+  return reader.getRows().map((r) => String(r[0]))
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { AppError } from '../errors'
-import { addColumns } from '../schema/columns'
+import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
 import { assignDistinctIds, ensureUserIds } from './identity'
@@ -108,8 +108,11 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
 
   await conn.run('BEGIN TRANSACTION')
   try {
-    await addColumns(conn, 'event_vd', s.events.filter((p) => p.isNew).map((p) => ({ id: p.id, dataType: p.type })))
-    await addColumns(conn, 'profile_vd', s.users.filter((p) => p.isNew).map((p) => ({ id: p.id, dataType: p.type })))
+    // a column appears with its first data, known property or new
+    const eventColumns = await propertyColumns(conn, 'event_vd')
+    const profileColumns = await propertyColumns(conn, 'profile_vd')
+    await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
+    await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
     await assignDistinctIds(conn, `norm n WHERE ${VALID}`)
 
@@ -118,8 +121,11 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     const matches = ['xwho', 'xwhat', 'xwhen', ...s.events.map((p) => column(p.id))].map((c) => `e.${c} IS NOT DISTINCT FROM v.${c}`).join(' AND ')
     const candidates = options.dedupe ? `SELECT DISTINCT * FROM (${valid})` : valid
     const notStored = options.dedupe ? `WHERE NOT EXISTS (SELECT 1 FROM event_vd e WHERE ${matches})` : ''
+    // the order of stored events means nothing; letting DuckDB insert in parallel is much faster
+    await conn.run('SET preserve_insertion_order = false')
     const inserted = await conn.run(`INSERT INTO event_vd BY NAME
       SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored}`)
+    await conn.run('RESET preserve_insertion_order')
     result.eventsWritten = Number(inserted.rowsChanged)
     if (options.dedupe) {
       const candidates = await one(conn, `SELECT count(*) AS n FROM norm n WHERE ${VALID} AND NOT n.is_profile`)

@@ -6,13 +6,14 @@ import { firstCharacter, scanLines } from './scan'
 import { ident, literal } from './sql'
 
 /**
- * Getting a file into DuckDB as a staging table, through DuckDB's own readers. Two shapes:
- * - `stage_records(_row, line)`: SDK records, one JSON text per record (JSON lines, JSON arrays,
- *   collector uploads);
- * - `stage_rows(__uba_row, <columns as VARCHAR>)`: tabular files (CSV, TSV, Parquet, Excel), every
- *   cell as text so that types are checked by the plan, not guessed by a reader.
- * `_row` / `__uba_row` is the record's number in the file (1-based, header not counted); the
- * tabular one has an unlikely name because the file's own columns stand beside it.
+ * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
+ * Excel cells and collector uploads). Two shapes:
+ * - `stage_records(line)`: SDK records, one JSON text per record or per line (blank lines kept,
+ *   so that numbers stay line numbers);
+ * - `stage_rows(<columns as VARCHAR>)`: tabular files (CSV, TSV, Parquet, Excel), every cell as
+ *   text so that types are checked by the plan, not guessed by a reader.
+ * A staged record's number in the file is its `rowid + 1` (insertion order is file order): far
+ * cheaper than a row_number() window, which would serialize the whole read.
  */
 
 export type Format = 'json' | 'csv' | 'tsv' | 'parquet' | 'excel'
@@ -69,25 +70,23 @@ async function stageJson(conn: DuckDBConnection, file: string, limit: string): P
     // one array, possibly on one long line: only the compression is checked beforehand
     if (!limit && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
     await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
-      SELECT row_number() OVER () AS _row, CAST(json AS VARCHAR) AS line
+      SELECT CAST(json AS VARCHAR) AS line
       FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz)}) ${limit}`)
     return
   }
   if (!limit) await scanLines(file, gz === 'gzip', MAX_LINE_BYTES)
   // line by line, so that a line that is not JSON is rejected with its number instead of failing the file
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
-    SELECT _row, line FROM (
-      SELECT row_number() OVER () AS _row, line
-      FROM read_csv(${literal(file)}, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '', escape = '',
-                    auto_detect = false, compression = ${literal(gz)}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}, strict_mode = true)
-      ${limit}
-    ) WHERE trim(line) <> ''`)
+    SELECT line
+    FROM read_csv(${literal(file)}, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '', escape = '',
+                  auto_detect = false, compression = ${literal(gz)}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}, strict_mode = true)
+    ${limit}`)
 }
 
 async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit: string): Promise<void> {
   if (!limit) await scanLines(file, isGzip(file), MAX_LINE_BYTES)
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
-    SELECT row_number() OVER () AS __uba_row, *
+    SELECT *
     FROM read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)},
                   compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}) ${limit}`)
 }
@@ -100,7 +99,7 @@ async function stageParquet(conn: DuckDBConnection, file: string, limit: string)
     /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
   )
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
-    SELECT row_number() OVER () AS __uba_row, ${cells.join(', ')} FROM ${source} ${limit}`)
+    SELECT ${cells.join(', ')} FROM ${source} ${limit}`)
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
@@ -112,10 +111,9 @@ async function stageExcel(conn: DuckDBConnection, file: string, sheet: string | 
 /** Loads rows of text cells (Excel, the collector's records) through the appender. */
 export async function stageTextRows(conn: DuckDBConnection, header: string[], rows: (string | null)[][]): Promise<void> {
   const columns = header.map((h) => `${ident(h)} VARCHAR`).join(', ')
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows (__uba_row BIGINT, ${columns})`)
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows (${columns})`)
   const appender = await conn.createAppender('stage_rows', 'main', 'temp')
-  rows.forEach((row, i) => {
-    appender.appendBigInt(BigInt(i + 1))
+  rows.forEach((row) => {
     for (let c = 0; c < header.length; c++) {
       const cell = row[c]
       if (cell === null || cell === undefined) appender.appendNull()
@@ -128,10 +126,9 @@ export async function stageTextRows(conn: DuckDBConnection, header: string[], ro
 
 /** Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. */
 export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]): Promise<void> {
-  await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (_row BIGINT, line VARCHAR)')
+  await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (line VARCHAR)')
   const appender = await conn.createAppender('stage_records', 'main', 'temp')
-  lines.forEach((line, i) => {
-    appender.appendBigInt(BigInt(i + 1))
+  lines.forEach((line) => {
     appender.appendVarchar(line)
     appender.endRow()
   })

@@ -3,7 +3,8 @@ import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal } from './sql'
-import { dayOf, eventTime, fromText, INFERENCE_ORDER } from './typing'
+import { inferText, sampleValues } from './infer'
+import { dayOf, eventTime, fromText } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -96,31 +97,20 @@ export function planColumns(header: string[], mapping: Mapping, kind: Kind): Col
   return plans
 }
 
-/** Types of new columns "on first sight": what every value fits, else what the first value is. */
+/** Rows the first values are looked for in; a column empty there is looked for in the whole file. */
+const HEAD_ROWS = 10_000
+
+/** Types of new columns, from their first values (see infer.ts); null for a column with none. */
 async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Promise<Map<string, DataType | null>> {
   const out = new Map<string, DataType | null>()
-  if (columns.length === 0) return out
-  const selects = columns.flatMap((c, i) => {
+  for (const c of columns) {
     const raw = ident(c.column)
-    return INFERENCE_ORDER.map((t, ti) => `count(*) FILTER (WHERE ${fromText(raw, t).misfit}) AS "m${i}_${ti}"`).concat(
-      `count(*) FILTER (WHERE ${raw} IS NOT NULL AND ${raw} <> '') AS "n${i}"`,
-      `arg_min(${raw}, __uba_row) FILTER (WHERE ${raw} IS NOT NULL AND ${raw} <> '') AS "f${i}"`,
-    )
-  })
-  const row = (await conn.runAndReadAll(`SELECT ${selects.join(', ')} FROM stage_rows`)).getRowObjectsJS()[0]
-  columns.forEach((c, i) => {
-    if (Number(row[`n${i}`]) === 0) return out.set(c.id, null)
-    const fitsAll = INFERENCE_ORDER.find((_, ti) => Number(row[`m${i}_${ti}`]) === 0)
-    out.set(c.id, fitsAll ?? firstSight(String(row[`f${i}`])))
-  })
+    const present = `${raw} IS NOT NULL AND ${raw} <> ''`
+    let values = await sampleValues(conn, `(SELECT * FROM stage_rows LIMIT ${HEAD_ROWS})`, raw, present)
+    if (values.length === 0) values = await sampleValues(conn, 'stage_rows', raw, present)
+    out.set(c.id, inferText(values))
+  }
   return out
-}
-
-function firstSight(value: string): DataType {
-  if (/^(true|false)$/i.test(value)) return 'boolean'
-  if (value.trim() !== '' && Number.isFinite(Number(value))) return 'number'
-  if (/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}:\d{2}(\.\d{1,9})?)?$/.test(value)) return 'datetime'
-  return 'string'
 }
 
 /** Builds `norm` from `stage_rows`; resolves to the properties the load writes. */
@@ -146,7 +136,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
            __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOf('__uba_xwhen')} AS ds, false AS debug, NULL::VARCHAR AS platform
            ${plans.map((p) => `, ${p.read.value} AS ${col(p.id)}`).join('')}
            , ${problemCase(checks)} AS _problem
-    FROM (SELECT *, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhenRaw} AS __uba_xwhen_raw, ${xwhen} AS __uba_xwhen
+    FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhenRaw} AS __uba_xwhen_raw, ${xwhen} AS __uba_xwhen
           FROM stage_rows)`)
   return plans
 }

@@ -1,21 +1,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
-import { PRESET_EVENT_PROPERTIES, PRESET_USER_PROPERTIES } from './presets'
 import { column, DUCK_TYPES, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
 
 export type WarehouseTable = 'event_vd' | 'profile_vd'
 
-/** Adds one typed column per property that the table does not have yet (inside the caller's transaction). */
+/**
+ * Adds one typed column per property that the table does not have yet (inside the caller's
+ * transaction). Columns appear when a property first gets data or is declared in the plan: a
+ * column of nothing but NULLs still costs time on every insert.
+ */
 export async function addColumns(conn: DuckDBConnection, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
   for (const c of columns) {
     await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${DUCK_TYPES[c.dataType]}`)
   }
-}
-
-/** The preset properties' columns, so that every project answers the same SQL from its first day. */
-export async function addPresetColumns(conn: DuckDBConnection): Promise<void> {
-  await addColumns(conn, 'event_vd', PRESET_EVENT_PROPERTIES)
-  const base = PROFILE_BASE_COLUMNS as readonly string[]
-  await addColumns(conn, 'profile_vd', PRESET_USER_PROPERTIES.filter((p) => !base.includes(p.id)))
 }
 
 /** The property columns a table has, with their DuckDB types (base columns left out). */

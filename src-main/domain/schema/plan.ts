@@ -1,7 +1,7 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../platform/projects'
-import { addPresetColumns, dataTypeOf, propertyColumns } from './columns'
+import { dataTypeOf, propertyColumns } from './columns'
 import { PRESET_EVENT_PROPERTIES, PRESET_EVENTS, PRESET_USER_PROPERTIES } from './presets'
 import type { DataType } from './types'
 
@@ -31,9 +31,8 @@ export function seedPresets(meta: MetaDb, appKey: string): void {
   })()
 }
 
-/** Seeds the plan and adds the preset columns: the last step of creating a project's warehouse. */
+/** Seeds the plan: the last step of creating a project. Preset columns come with their data. */
 export async function preparePlan(ctx: DomainContext, scope: ProjectScope): Promise<void> {
-  await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) => addPresetColumns(conn))
   seedPresets(ctx.meta, scope.appKey)
 }
 

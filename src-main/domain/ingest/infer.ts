@@ -1,0 +1,71 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DataType } from '../schema/types'
+
+/**
+ * Types "on first sight": a new property takes its type from its first values in the file (the
+ * first SAMPLE present ones, the same records a preview shows), and later values are held to it.
+ * - text cells (CSV, TSV, Excel, Parquet): the narrowest type all sampled values fit, else string;
+ * - JSON values (SDK records): the type all sampled values share, else the first value's type.
+ */
+export const INFERENCE_SAMPLE = 1000
+
+const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})([ T]\d{2}:\d{2}:\d{2}(\.\d{1,9})?)?$/
+
+function isDateTime(text: string): boolean {
+  const m = DATETIME.exec(text)
+  if (!m) return false
+  const month = Number(m[2])
+  const day = Number(m[3])
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31
+}
+
+function isStringArray(value: unknown): boolean {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string')
+}
+
+function textType(text: string): DataType {
+  if (/^(true|false)$/i.test(text)) return 'boolean'
+  if (NUMBER.test(text) && Number.isFinite(Number(text))) return 'number'
+  if (isDateTime(text)) return 'datetime'
+  try {
+    if (text.trimStart().startsWith('[') && isStringArray(JSON.parse(text))) return 'array<string>'
+  } catch {
+    // not JSON: a string
+  }
+  return 'string'
+}
+
+/** The type of text cells; null when there is no value to judge. */
+export function inferText(values: string[]): DataType | null {
+  if (values.length === 0) return null
+  const types = new Set(values.map(textType))
+  if (types.size === 1) return [...types][0]
+  // numbers and booleans read as numbers only when every value is one; anything mixed is text
+  return 'string'
+}
+
+function jsonType(value: unknown): DataType | null {
+  if (typeof value === 'number') return 'number'
+  if (typeof value === 'boolean') return 'boolean'
+  if (typeof value === 'string') return isDateTime(value) ? 'datetime' : 'string'
+  if (isStringArray(value)) return 'array<string>'
+  return null
+}
+
+/** The type of JSON values (given as JSON texts); null when none has a storable type. */
+export function inferJson(texts: string[]): DataType | null {
+  const types = texts.map((t) => jsonType(JSON.parse(t))).filter((t): t is DataType => t !== null)
+  if (types.length === 0) return null
+  const distinct = new Set(types)
+  if (distinct.size === 1) return types[0]
+  // strings that are partly dates are strings; otherwise the first value decides
+  if ([...distinct].every((t) => t === 'string' || t === 'datetime')) return 'string'
+  return types[0]
+}
+
+/** The first sampled present values of a SQL expression over a relation, in record order. */
+export async function sampleValues(conn: DuckDBConnection, relation: string, expr: string, where: string): Promise<string[]> {
+  const reader = await conn.runAndReadAll(`SELECT CAST(${expr} AS VARCHAR) AS v FROM ${relation} WHERE ${where} LIMIT ${INFERENCE_SAMPLE}`)
+  return reader.getRows().map((r) => String(r[0]))
+}
