@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
 import { installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
+import analysisRoutes from './routes/analysis'
 import collectorRoutes from './routes/collector'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
@@ -84,5 +85,6 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(dimensionRoutes, ctx)
   await app.register(importRoutes, ctx)
   await app.register(collectorRoutes, ctx)
+  await app.register(analysisRoutes, ctx)
   return app
 }

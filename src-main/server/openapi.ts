@@ -43,6 +43,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'meta', description: 'Metadata and virtual events (spec 4.4).' },
         { name: 'dimensions', description: 'Dimension tables (spec 4.8).' },
         { name: 'import', description: 'Importing files: preview, jobs with progress, cancel (UBA Desk addition).' },
+        { name: 'analysis', description: 'Analyses (spec 4.10).' },
         { name: 'collector', description: 'The local collector for SDK uploads.' },
         { name: 'system', description: 'Health and documentation, no credentials.' },
       ],

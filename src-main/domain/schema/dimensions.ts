@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
+import { dataChanged } from '../platform/dataVersion'
 import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../platform/projects'
 import { addFields, deleteTable, fieldRows, insertTable, removeFields, tableRow, tableRows, touchTable, type TableRow } from './dimensionMeta'
@@ -167,6 +168,7 @@ export function createDimensionTable(ctx: DomainContext, scope: ProjectScope, in
     })
     try {
       ctx.meta.transaction(() => {
+      dataChanged(ctx.meta, appKey)
         insertTable(ctx.meta, appKey, { name, showName: input.showName ?? null, remark: input.remark ?? null }, Date.now())
         addFields(ctx.meta, appKey, name, [...columns].map(([id, dataType]) => ({ id, dataType, relation: relations.includes(id) })))
         recordOperation(ctx.meta, operator, 'dimension.create', appKey, name)
@@ -213,6 +215,7 @@ export function updateDimensionTable(ctx: DomainContext, scope: ProjectScope, in
       return newColumns
     })
     ctx.meta.transaction(() => {
+      dataChanged(ctx.meta, appKey)
       addFields(ctx.meta, appKey, name, added)
       touchTable(ctx.meta, appKey, name, Date.now())
       recordOperation(ctx.meta, operator, 'dimension.update', appKey, name)
@@ -230,6 +233,7 @@ export function clearDimensionTable(ctx: DomainContext, scope: ProjectScope, tab
       await conn.run(`DELETE FROM ${ident(name)}`)
     })
     ctx.meta.transaction(() => {
+      dataChanged(ctx.meta, appKey)
       touchTable(ctx.meta, appKey, name, Date.now())
       recordOperation(ctx.meta, operator, 'dimension.clear', appKey, name)
     })()
@@ -246,6 +250,7 @@ export function dropDimensionTable(ctx: DomainContext, scope: ProjectScope, tabl
       await conn.run(`DROP TABLE ${ident(name)}`)
     })
     ctx.meta.transaction(() => {
+      dataChanged(ctx.meta, appKey)
       deleteTable(ctx.meta, appKey, name)
       recordOperation(ctx.meta, operator, 'dimension.drop', appKey, name)
     })()

@@ -1,5 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext } from '../context'
+import { dataChanged } from '../platform/dataVersion'
 import type { ProjectScope } from '../platform/projects'
 import { dataTypeOf, propertyColumns } from './columns'
 import { PRESET_EVENT_PROPERTIES, PRESET_EVENTS, PRESET_USER_PROPERTIES } from './presets'
@@ -82,6 +83,7 @@ export function recordReported(meta: MetaDb, appKey: string, reported: Reported)
      ON CONFLICT (app_key, event_id, property_id) DO UPDATE SET data_status = 1`,
   )
   meta.transaction(() => {
+    dataChanged(meta, appKey)
     for (const [id, type] of reported.eventProperties) property.run(appKey, id, type, now, now)
     for (const [id, type] of reported.userProperties) userProperty.run(appKey, id, type, now, now)
     for (const [id, seen] of reported.events) {

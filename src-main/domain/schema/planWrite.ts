@@ -1,4 +1,5 @@
 import type { DomainContext } from '../context'
+import { dataChanged } from '../platform/dataVersion'
 import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../platform/projects'
 import type { WarehouseTable } from './columns'
@@ -50,5 +51,8 @@ export async function applyPlanChange(
       }
     })
   }
-  ctx.meta.transaction(writePlan)()
+  ctx.meta.transaction(() => {
+    writePlan()
+    dataChanged(ctx.meta, scope.appKey)
+  })()
 }

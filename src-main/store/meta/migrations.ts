@@ -186,4 +186,32 @@ export const migrations: Migration[] = [
       CREATE INDEX import_jobs_by_project ON import_jobs (app_key, create_time);
     `,
   },
+  {
+    version: 3,
+    name: 'data version per project (analysis cache), ad-tracking campaigns',
+    sql: `
+      ALTER TABLE projects ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+
+      CREATE TABLE campaigns (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key       TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        campaign_id   INTEGER NOT NULL,
+        short_code    TEXT NOT NULL UNIQUE,
+        page_url      TEXT NOT NULL,
+        utm_campaign  TEXT NOT NULL,
+        utm_medium    TEXT NOT NULL,
+        utm_source    TEXT NOT NULL,
+        utm_content   TEXT,
+        utm_term      TEXT,
+        utm_type      TEXT,
+        remarks       TEXT,
+        status        INTEGER NOT NULL DEFAULT 1,
+        created_by    INTEGER REFERENCES accounts(id),
+        create_name   TEXT,
+        create_time   INTEGER NOT NULL,
+        update_time   INTEGER NOT NULL,
+        UNIQUE (app_key, campaign_id)
+      );
+    `,
+  },
 ]

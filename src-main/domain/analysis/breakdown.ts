@@ -1,0 +1,63 @@
+import { badParam } from '../errors'
+import type { PropertyLookup } from '../expr/filters'
+import type { Columns } from './filterSql'
+import { resolveProperty, type PropertyExpr } from './eventRefs'
+import type { SqlParams } from './sqlParams'
+
+/**
+ * Breakdowns (byField / byFields): a property, its values as labels. Number properties may be cut
+ * into intervals by `buckets`: [600, 800] gives "-∞~600", "600~800", "800~+∞" (lower bound included).
+ * A missing value is labelled UNKNOWN. An array<string> property breaks down by each element.
+ */
+export const UNKNOWN = 'unknown'
+
+export interface Breakdown {
+  property: PropertyExpr
+  buckets: number[] | null
+}
+
+export function resolveBreakdown(value: unknown, field: string, lookup: PropertyLookup, columns: Columns): Breakdown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object {expression, buckets}`)
+  const { expression, buckets, ...rest } = value as Record<string, unknown>
+  const extra = Object.keys(rest)[0]
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  const property = resolveProperty(expression, `${field}.expression`, lookup, columns)
+  if (buckets === undefined || buckets === null || (Array.isArray(buckets) && buckets.length === 0)) return { property, buckets: null }
+  if (property.dataType !== 'number') throw badParam(`${field}.buckets`, `${field}.buckets apply to number properties only`)
+  if (!Array.isArray(buckets) || !buckets.every((b) => typeof b === 'number' && Number.isFinite(b))) throw badParam(`${field}.buckets`, `${field}.buckets must be a list of numbers`)
+  const sorted = buckets as number[]
+  if (sorted.some((b, i) => i > 0 && b <= sorted[i - 1])) throw badParam(`${field}.buckets`, `${field}.buckets must be increasing`)
+  return { property, buckets: sorted }
+}
+
+function label(n: number): string {
+  return String(n)
+}
+
+/** The SQL label of a row's breakdown value (VARCHAR; arrays are unnested by the caller). */
+export function breakdownSql(b: Breakdown, p: SqlParams): string {
+  const v = b.property.sql
+  if (b.buckets) {
+    const edges = b.buckets
+    const arms = [`WHEN ${v} < ${p.add(edges[0])} THEN ${p.add(`-∞~${label(edges[0])}`)}`]
+    for (let i = 1; i < edges.length; i++) arms.push(`WHEN ${v} < ${p.add(edges[i])} THEN ${p.add(`${label(edges[i - 1])}~${label(edges[i])}`)}`)
+    arms.push(`WHEN ${v} >= ${p.add(edges[edges.length - 1])} THEN ${p.add(`${label(edges[edges.length - 1])}~+∞`)}`)
+    return `CASE ${arms.join(' ')} ELSE ${p.add(UNKNOWN)} END`
+  }
+  switch (b.property.dataType) {
+    case 'array<string>':
+      return `COALESCE(unnest(CASE WHEN len(${v}) > 0 THEN ${v} ELSE [NULL::VARCHAR] END), ${p.add(UNKNOWN)})`
+    case 'datetime':
+      return `COALESCE(strftime(${v}, '%Y-%m-%d %H:%M:%S'), ${p.add(UNKNOWN)})`
+    case 'number':
+      // 5.0 reads as 5
+      return `COALESCE(CASE WHEN ${v} = trunc(${v}) AND abs(${v}) < 1e15 THEN CAST(CAST(${v} AS BIGINT) AS VARCHAR) ELSE CAST(${v} AS VARCHAR) END, ${p.add(UNKNOWN)})`
+    default:
+      return `COALESCE(CAST(${v} AS VARCHAR), ${p.add(UNKNOWN)})`
+  }
+}
+
+/** Whether any breakdown reads a user property (the query then joins profile_vd as `u`). */
+export function readsProfile(breakdowns: Breakdown[]): boolean {
+  return breakdowns.some((b) => b.property.kind === 'user' && b.property.sql.startsWith('u.'))
+}

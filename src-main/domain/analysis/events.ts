@@ -1,0 +1,206 @@
+import { badParam } from '../errors'
+import { validateFilter, type CheckedFilter } from '../expr/filters'
+import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
+import { calendarSql, dsOf, series } from './calendar'
+import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { filterSql, needsProfile } from './filterSql'
+import { crowdsOf, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
+import type { AnalysisEnv, AnalysisModule } from './runner'
+
+/**
+ * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
+ * down. Semantics:
+ * - TRIGGER_USER_COUNT distinct users; TOTAL_COUNT events; AVG_COUNT events per acting user.
+ * - On a property: REMOVE_DUMPLICATE distinct values; SUM, AVG, MAX, MIN; AVG_PER the sum per
+ *   acting user (number properties only for these five).
+ * - `sum` is the measure over the whole range: distinct users are distinct over the range, not a
+ *   sum of days.
+ * - `limit` keeps the rows with the largest first-measure `sum`; `numRows` counts all.
+ */
+
+const EVENT_AGGREGATORS = ['TRIGGER_USER_COUNT', 'TOTAL_COUNT', 'AVG_COUNT'] as const
+const PROPERTY_AGGREGATORS = ['REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'] as const
+const LABELS: Record<string, string> = {
+  TRIGGER_USER_COUNT: 'users',
+  TOTAL_COUNT: 'total count',
+  AVG_COUNT: 'count per user',
+  REMOVE_DUMPLICATE: 'distinct values',
+  SUM: 'sum',
+  AVG: 'average',
+  MAX: 'maximum',
+  MIN: 'minimum',
+  AVG_PER: 'sum per user',
+}
+
+interface Measure {
+  name: string
+  event: EventRef
+  property: PropertyExpr | null
+  aggregator: string
+  filter?: CheckedFilter
+}
+
+export interface EventRequest {
+  measures: Measure[]
+  filter?: CheckedFilter
+  fromDate: string
+  toDate: string
+  unit: Unit
+  sampling: number
+  byFields: Breakdown[]
+  limit: number
+}
+
+export interface EventResponse {
+  measures: string[]
+  byFields: string[]
+  series: string[]
+  rows: { sum: (number | null)[]; values: (number | null)[][]; byValue: string[] }[]
+  numRows: number
+  samplingFactor: number
+}
+
+const FIELDS = ['measures', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byFields', 'limit']
+
+function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown, i: number): Measure {
+  const field = `measures[${i}]`
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object {expression, aggregator, filter}`)
+  const m = value as Record<string, unknown>
+  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  if (typeof m.expression !== 'string') throw badParam(`${field}.expression`, `${field}.expression is required`)
+  const isProperty = m.expression.split('.').length === 3
+  const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
+  if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
+  }
+  const eventExpression = isProperty ? m.expression.split('.').slice(0, 2).join('.') : m.expression
+  const event = resolveEvent(env.ctx.meta, env.scope.appKey, eventExpression, `${field}.expression`, env.lookup)
+  const property = isProperty ? resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns) : null
+  if (property && m.aggregator !== 'REMOVE_DUMPLICATE' && property.dataType !== 'number') {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator ${m.aggregator} needs a number property; ${property.expression} is ${property.dataType}`)
+  }
+  const filter = m.filter === undefined || m.filter === null ? undefined : validateFilter(m.filter, `${field}.filter`, env.lookup)
+  const display = (env.ctx.meta.prepare('SELECT name FROM plan_events WHERE app_key = ? AND id = ?').pluck().get(env.scope.appKey, event.eventId) as string | null) ?? event.eventId
+  const name = property ? `${display}.${property.propertyId} · ${LABELS[m.aggregator]}` : `${display} · ${LABELS[m.aggregator]}`
+  return { name, event, property, aggregator: m.aggregator, filter }
+}
+
+function aggregate(m: Measure, i: number): string {
+  const hit = `FILTER (WHERE m${i})`
+  const v = `v${i}`
+  switch (m.aggregator) {
+    case 'TOTAL_COUNT':
+      return `count(*) ${hit}`
+    case 'TRIGGER_USER_COUNT':
+      return `count(DISTINCT distinct_id) ${hit}`
+    case 'AVG_COUNT':
+      return `count(*) ${hit} / nullif(count(DISTINCT distinct_id) ${hit}, 0)`
+    case 'REMOVE_DUMPLICATE':
+      return `count(DISTINCT ${v}) ${hit}`
+    case 'SUM':
+      return `sum(${v}) ${hit}`
+    case 'AVG':
+      return `avg(${v}) ${hit}`
+    case 'MAX':
+      return `max(${v}) ${hit}`
+    case 'MIN':
+      return `min(${v}) ${hit}`
+    default:
+      return `sum(${v}) ${hit} / nullif(count(DISTINCT distinct_id) FILTER (WHERE m${i} AND ${v} IS NOT NULL), 0)`
+  }
+}
+
+/** Counts are 0 where nothing happened; averages and extremes are null there. */
+function empty(m: Measure): number | null {
+  return ['TOTAL_COUNT', 'TRIGGER_USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM'].includes(m.aggregator) ? 0 : null
+}
+
+function rounded(value: unknown): number | null {
+  if (value === null || value === undefined) return null
+  const n = Number(value)
+  return Math.round(n * 1e6) / 1e6
+}
+
+export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
+  kind: 'events',
+  validate(env, body) {
+    knownFields(body, FIELDS)
+    const { fromDate, toDate } = dateRange(body)
+    crowdsOf(body.crowds)
+    if (!Array.isArray(body.measures) || body.measures.length === 0) throw badParam('measures', 'measures must be a non-empty list')
+    const byFields = body.byFields === undefined || body.byFields === null ? [] : body.byFields
+    if (!Array.isArray(byFields)) throw badParam('byFields', 'byFields must be a list')
+    return {
+      measures: body.measures.map((m, i) => measureOf(env, m, i)),
+      filter: body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup),
+      fromDate,
+      toDate,
+      unit: unitOf(body.unit),
+      sampling: samplingOf(body.samplingFactor),
+      byFields: byFields.map((b, i) => resolveBreakdown(b, `byFields[${i}]`, env.lookup, env.columns)),
+      limit: limitOf(body.limit, 1000),
+    }
+  },
+
+  async run(env, req) {
+    const p = env.params()
+    const periods = series(req.fromDate, req.toDate, req.unit)
+    const profile = needsProfile(req.filter) || req.measures.some((m) => needsProfile(m.filter)) || readsProfile(req.byFields)
+    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
+    const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
+    const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+    const cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+    const dimList = req.byFields.map((_, i) => `d${i}`)
+    const groupKeys = dimList.join(', ')
+    const sql = `
+      WITH base AS (
+        SELECT e.distinct_id, cal.period, ${[...matches, ...values, ...dims].join(', ')}
+        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
+        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
+          AND ${samplingSql(req.sampling)}
+          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+      )
+      SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${aggregate(m, i)} AS a${i}`).join(', ')}
+      FROM base WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}
+      GROUP BY GROUPING SETS ((${groupKeys ? `${groupKeys}, ` : ''}period), (${groupKeys}))`
+    const result = await env.query(sql, p)
+
+    const groups = new Map<string, EventResponse['rows'][number]>()
+    const rowOf = (byValue: string[]) => {
+      const key = JSON.stringify(byValue)
+      let row = groups.get(key)
+      if (!row) {
+        row = { sum: req.measures.map(empty), values: req.measures.map((m) => periods.map(() => empty(m))), byValue }
+        groups.set(key, row)
+      }
+      return row
+    }
+    if (req.byFields.length === 0) rowOf([])
+    for (const r of result) {
+      const row = rowOf(dimList.map((d) => String(r[d])))
+      req.measures.forEach((m, i) => {
+        const value = r[`a${i}`] === null ? empty(m) : rounded(r[`a${i}`])
+        if (Number(r.whole) === 1) row.sum[i] = value
+        else row.values[i][Number(r.period)] = value
+      })
+    }
+    // largest first measure first; among equals, known values before unknown ones, then by label
+    const unknowns = (r: EventResponse['rows'][number]) => r.byValue.filter((v) => v === UNKNOWN).length
+    const rows = [...groups.values()].sort(
+      (a, b) =>
+        Number(b.sum[0] ?? -Infinity) - Number(a.sum[0] ?? -Infinity) ||
+        unknowns(a) - unknowns(b) ||
+        a.byValue.join('\u0000').localeCompare(b.byValue.join('\u0000')),
+    )
+    return {
+      measures: req.measures.map((m) => m.name),
+      byFields: req.byFields.map((b) => b.property.expression),
+      series: periods,
+      rows: rows.slice(0, req.limit),
+      numRows: rows.length,
+      samplingFactor: req.sampling,
+    }
+  },
+}

@@ -1,0 +1,86 @@
+import { badParam } from '../errors'
+
+/**
+ * The request fields every analysis shares (spec 2.7, 4.10): dates, unit, crowds, sampling,
+ * cache, limit. Each check names the field in its 400.
+ */
+
+export type Unit = 'DAY' | 'WEEK' | 'MONTH'
+
+/** A calendar day as yyyy-MM-dd, checked to exist. */
+export function day(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw badParam(field, `${field} must be a date yyyy-MM-dd`)
+  const [y, m, d] = value.split('-').map(Number)
+  const date = new Date(Date.UTC(y, m - 1, d))
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) throw badParam(field, `${field}: ${value} is not a real date`)
+  return value
+}
+
+/** The most days one analysis may cover: about ten years. */
+export const MAX_RANGE_DAYS = 3700
+
+/** fromDate and toDate, inclusive calendar days in the project's time zone. */
+export function dateRange(body: Record<string, unknown>): { fromDate: string; toDate: string } {
+  if (body.fromDate === undefined) throw badParam('fromDate', 'fromDate is required')
+  if (body.toDate === undefined) throw badParam('toDate', 'toDate is required')
+  const fromDate = day(body.fromDate, 'fromDate')
+  const toDate = day(body.toDate, 'toDate')
+  if (fromDate > toDate) throw badParam('toDate', 'toDate must not be before fromDate')
+  if ((Date.parse(toDate) - Date.parse(fromDate)) / 86400000 > MAX_RANGE_DAYS) throw badParam('toDate', `a range covers at most ${MAX_RANGE_DAYS} days`)
+  return { fromDate, toDate }
+}
+
+export function unitOf(value: unknown, field = 'unit', fallback: Unit = 'DAY'): Unit {
+  if (value === undefined || value === null) return fallback
+  if (value !== 'DAY' && value !== 'WEEK' && value !== 'MONTH') throw badParam(field, `${field} must be DAY, WEEK or MONTH`)
+  return value
+}
+
+/** crowds: required, `$ALL` or cohort codes. Cohorts come with the cohort engine; until then only $ALL. */
+export function crowdsOf(value: unknown, cohortExists: (code: string) => boolean = () => false): string[] {
+  if (value === undefined) throw badParam('crowds', 'crowds is required: ["$ALL"] for all users, or cohort codes')
+  if (!Array.isArray(value) || value.length === 0) throw badParam('crowds', 'crowds must be a non-empty list')
+  value.forEach((c, i) => {
+    if (typeof c !== 'string' || c === '') throw badParam(`crowds[${i}]`, `crowds[${i}] must be a cohort code or $ALL`)
+    if (c !== '$ALL' && !cohortExists(c)) throw badParam(`crowds[${i}]`, `crowds[${i}]: no cohort has the code ${c}`)
+  })
+  return value as string[]
+}
+
+/** samplingFactor: (0, 1], 1 (the default) reads every user. */
+export function samplingOf(value: unknown): number {
+  if (value === undefined || value === null) return 1
+  if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw badParam('samplingFactor', 'samplingFactor must be a number above 0 and at most 1 (1 = all data)')
+  return value
+}
+
+export function booleanOf(value: unknown, field: string, fallback = false): boolean {
+  if (value === undefined || value === null) return fallback
+  if (typeof value !== 'boolean') throw badParam(field, `${field} must be true or false`)
+  return value
+}
+
+export function limitOf(value: unknown, fallback: number, field = 'limit'): number {
+  if (value === undefined || value === null) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 10000) throw badParam(field, `${field} must be a whole number from 1 to 10000`)
+  return value
+}
+
+/** Every field of a request must be one the analysis knows. */
+export function knownFields(body: Record<string, unknown>, allowed: string[]): void {
+  const unknown = Object.keys(body).find((k) => !allowed.includes(k))
+  if (unknown) throw badParam(unknown, `${unknown} is not a parameter of this analysis`)
+}
+
+export function recordOf(value: unknown, field: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object`)
+  return value as Record<string, unknown>
+}
+
+/**
+ * Users sampled by a stable hash of their id, so a sample is the same users every time:
+ * `hash(distinct_id) % 10000 < factor * 10000`.
+ */
+export function samplingSql(factor: number, distinctId = 'e.distinct_id'): string {
+  return factor >= 1 ? 'true' : `(hash(${distinctId}) % 10000) < ${Math.round(factor * 10000)}`
+}

@@ -1,0 +1,109 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext } from '../context'
+import type { PropertyLookup } from '../expr/filters'
+import { dataVersion } from '../platform/dataVersion'
+import type { ProjectScope } from '../platform/projects'
+import { propertyColumns } from '../schema/columns'
+import { planLookup } from '../schema/lookup'
+import { currentTime } from './clock'
+import type { Columns } from './filterSql'
+import { booleanOf } from './request'
+import { SqlParams } from './sqlParams'
+
+/**
+ * What every analysis module gets: the project, the plan lookup, the columns that exist, a
+ * connection, and `query`, which runs SQL with bound values and keeps it for `explain`.
+ */
+export interface AnalysisEnv {
+  ctx: DomainContext
+  scope: ProjectScope
+  lookup: PropertyLookup
+  columns: Columns
+  /** The current time as a local TIMESTAMP of the project (SQL), for relative-time filters. */
+  nowLocal: string
+  params: () => SqlParams
+  query: (sql: string, params?: SqlParams) => Promise<Record<string, unknown>[]>
+}
+
+/** One analysis type: validate -> build SQL -> run -> shape (house style 5). */
+export interface AnalysisModule<Request, Response> {
+  kind: string
+  /** Checks the body; every bad field is a 400 naming it. Needs only the plan. */
+  validate(env: Omit<AnalysisEnv, 'query'>, body: Record<string, unknown>): Request
+  run(env: AnalysisEnv, request: Request): Promise<Response>
+}
+
+export interface ExplainedSql {
+  sql: string
+  params: unknown[]
+}
+
+interface Cached {
+  version: number
+  result: unknown
+}
+
+const cache = new Map<string, Cached>()
+const CACHE_LIMIT = 200
+
+/** yyyy-MM-dd HH:mm:ss in the project's time zone. */
+export function localStamp(ms: number, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(ms))
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00'
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`
+}
+
+function plain(value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value
+}
+
+/**
+ * Runs an analysis. With `useCache` true a result computed at the project's current data version
+ * is served again (its reportUpdateTime says when it was computed). With `explain` the response
+ * also carries the SQL that ran, with its bound values.
+ */
+export async function runAnalysis<Req, Res extends object>(
+  ctx: DomainContext,
+  scope: ProjectScope,
+  module: AnalysisModule<Req, Res>,
+  body: Record<string, unknown>,
+  options: { explain: boolean },
+): Promise<Res & { reportUpdateTime: string; sql?: ExplainedSql[] }> {
+  const useCache = booleanOf(body.useCache, 'useCache')
+  const { useCache: _ignored, ...rest } = body
+  const key = `${scope.appKey}\u0000${module.kind}\u0000${JSON.stringify(rest)}\u0000${options.explain}`
+  const version = dataVersion(ctx.meta, scope.appKey)
+  const hit = cache.get(key)
+  if (useCache && hit && hit.version === version) return hit.result as Res & { reportUpdateTime: string }
+
+  const explained: ExplainedSql[] = []
+  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn: DuckDBConnection) => {
+    const columns: Columns = {
+      event: new Set((await propertyColumns(conn, 'event_vd')).keys()),
+      user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
+    }
+    const now = currentTime()
+    const base = {
+      ctx,
+      scope,
+      lookup: planLookup(ctx.meta, scope.appKey),
+      columns,
+      nowLocal: `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`,
+      params: () => new SqlParams(),
+    }
+    const request = module.validate(base, rest)
+    const env: AnalysisEnv = {
+      ...base,
+      query: async (sql, params = new SqlParams()) => {
+        explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
+        const reader = await conn.runAndReadAll(sql, params.values as never)
+        return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))
+      },
+    }
+    const response = await module.run(env, request)
+    const result = { ...response, reportUpdateTime: localStamp(now, scope.timeZone), ...(options.explain ? { sql: explained } : {}) }
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
+    cache.set(key, { version, result })
+    return result
+  })
+}

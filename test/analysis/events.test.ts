@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setClock } from '../../src-main/domain/analysis/clock'
+import { fixture, importAndWait, newProject } from '../helpers/ingest'
+import { startTestServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let p: { appKey: string; token: string }
+
+/** Local Shanghai time (UTC+8) as epoch ms. */
+const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
+const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
+
+beforeAll(async () => {
+  s = await startTestServer()
+  p = await newProject(s, 'ev', 'Asia/Shanghai')
+  const lines = [
+    rec('a', 'view', '2023-12-31 23:59', { price: 1, city: 'X' }), // the day before the range
+    rec('a', 'view', '2024-01-01 23:30', { price: 10, city: 'X' }),
+    rec('a', 'view', '2024-01-02 00:30', { price: 20, city: 'X' }), // same UTC day as the one above, next local day
+    rec('b', 'view', '2024-01-02 10:00', { price: 600, city: 'Y' }),
+    rec('b', 'pay', '2024-01-02 11:00', { amount: 30 }),
+    rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
+    rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
+    rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
+  ]
+  const job = await importAndWait(s, p, { path: fixture('ev.jsonl', lines.join('\n')) })
+  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+})
+afterAll(() => s.stop())
+
+const analyze = (body: Record<string, unknown>, query = '') => s.call('POST', `/uba/api/events/analyze${query}`, { headers: p, body })
+const base = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY' }
+
+describe('event analysis', () => {
+  it('counts per local day, with sums over the whole range (distinct users are distinct over the range)', async () => {
+    const res = await analyze({
+      ...base,
+      measures: [
+        { expression: 'event.view', aggregator: 'TOTAL_COUNT' },
+        { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' },
+        { expression: 'event.view.price', aggregator: 'SUM' },
+        { expression: 'event.pay', aggregator: 'AVG_COUNT' },
+      ],
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({
+      measures: ['view · total count', 'view · users', 'view.price · sum', 'pay · count per user'],
+      byFields: [],
+      series: ['2024-01-01', '2024-01-02', '2024-01-03'],
+      numRows: 1,
+      samplingFactor: 1,
+    })
+    expect(res.body.rows).toEqual([
+      {
+        byValue: [],
+        sum: [4, 3, 1430, 1],
+        values: [
+          [1, 2, 1],
+          [1, 2, 1],
+          [10, 620, 800],
+          [null, 1, 1],
+        ],
+      },
+    ])
+    expect(res.body.reportUpdateTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+  })
+
+  it('buckets a number breakdown, with ties ordered by label', async () => {
+    const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }], byFields: [{ expression: 'event.view.price', buckets: [600, 800] }] })
+    expect(res.body.byFields).toEqual(['event.view.price'])
+    expect(res.body.rows).toEqual([
+      { byValue: ['-∞~600'], sum: [2], values: [[1, 1, 0]] },
+      { byValue: ['600~800'], sum: [1], values: [[0, 1, 0]] },
+      { byValue: ['800~+∞'], sum: [1], values: [[0, 0, 1]] },
+    ])
+    expect(res.body.numRows).toBe(3)
+  })
+
+  it('labels a missing value unknown, and keeps the top rows by the first measure while counting all', async () => {
+    const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }], byFields: [{ expression: 'event.view.city' }], limit: 2 })
+    expect(res.body.rows).toEqual([
+      { byValue: ['X'], sum: [2], values: [[1, 1, 0]] },
+      { byValue: ['Y'], sum: [1], values: [[0, 1, 0]] },
+    ])
+    expect(res.body.numRows).toBe(3)
+    const all = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }], byFields: [{ expression: 'event.view.city' }] })
+    expect(all.body.rows[2]).toEqual({ byValue: ['unknown'], sum: [1], values: [[0, 0, 1]] })
+  })
+
+  it('applies the global filter and each measure\'s own filter', async () => {
+    const res = await analyze({
+      ...base,
+      filter: { conditions: [{ expression: 'event.view.price', function: 'LT', params: [700] }], relation: 'AND' },
+      measures: [
+        { expression: 'event.view', aggregator: 'TOTAL_COUNT' },
+        { expression: 'event.view', aggregator: 'TOTAL_COUNT', filter: { conditions: [{ expression: 'event.view.city', function: 'EQ', params: ['X'] }] } },
+      ],
+    })
+    expect(res.body.rows[0].sum).toEqual([3, 2])
+    expect(res.body.rows[0].values).toEqual([[1, 2, 0], [1, 1, 0]])
+  })
+
+  it('groups by week starting Monday, naming a week by its first day even before fromDate', async () => {
+    const week = await analyze({ ...base, unit: 'WEEK', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] })
+    expect(week.body.series).toEqual(['2024-01-01'])
+    expect(week.body.rows[0].values).toEqual([[4]])
+    const wednesday = await analyze({ ...base, fromDate: '2024-01-03', toDate: '2024-01-08', unit: 'WEEK', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] })
+    expect(wednesday.body.series).toEqual(['2024-01-01', '2024-01-08'])
+    expect(wednesday.body.rows[0].values).toEqual([[2, 0]])
+  })
+
+  it('answers an empty range with zero counts and null averages', async () => {
+    const res = await analyze({ ...base, fromDate: '2025-01-01', toDate: '2025-01-02', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view.price', aggregator: 'AVG' }] })
+    expect(res.body.rows).toEqual([{ byValue: [], sum: [0, null], values: [[0, 0], [null, null]] }])
+  })
+
+  it('shows the SQL it ran with explain=true, with values bound, not pasted', async () => {
+    const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }, '?explain=true')
+    expect(res.body.sql).toHaveLength(1)
+    expect(res.body.sql[0].sql).toContain('FROM event_vd e')
+    expect(res.body.sql[0].sql).not.toContain("'view'")
+    expect(res.body.sql[0].params).toContain('view')
+  })
+
+  it('serves a cached result until the data changes', async () => {
+    setClock(Date.parse('2030-01-01T00:00:00Z'))
+    const body = { ...base, useCache: true, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }
+    const first = await analyze(body)
+    setClock(Date.parse('2030-01-01T01:00:00Z'))
+    const cached = await analyze(body)
+    expect(cached.body.reportUpdateTime).toBe(first.body.reportUpdateTime)
+    const fresh = await analyze({ ...body, useCache: false })
+    expect(fresh.body.reportUpdateTime).toBe('2030-01-01 09:00:00')
+    await importAndWait(s, p, { path: fixture('more.jsonl', rec('d', 'view', '2024-01-02 12:00', { price: 1 })) })
+    const after = await analyze(body)
+    expect(after.body.reportUpdateTime).toBe('2030-01-01 09:00:00')
+    expect(after.body.rows[0].sum).toEqual([5])
+    setClock()
+  })
+
+  it.each([
+    [{ measures: undefined }, ['measures']],
+    [{ measures: [] }, ['measures']],
+    [{ measures: [{ expression: 'event.nope', aggregator: 'TOTAL_COUNT' }] }, ['measures[0].expression']],
+    [{ measures: [{ expression: 'event.view', aggregator: 'SUM' }] }, ['measures[0].aggregator']],
+    [{ measures: [{ expression: 'event.view.city', aggregator: 'SUM' }] }, ['measures[0].aggregator']],
+    [{ measures: [{ expression: 'event.view.nope', aggregator: 'SUM' }] }, ['measures[0].expression']],
+    [{ crowds: undefined }, ['crowds']],
+    [{ crowds: ['vip'] }, ['crowds[0]']],
+    [{ fromDate: '2024-02-30' }, ['fromDate']],
+    [{ toDate: '2023-12-01' }, ['toDate']],
+    [{ unit: 'HOUR' }, ['unit']],
+    [{ samplingFactor: 0 }, ['samplingFactor']],
+    [{ limit: 0 }, ['limit']],
+    [{ useCache: 'yes' }, ['useCache']],
+    [{ byFields: [{ expression: 'event.view.city', buckets: [1, 2] }] }, ['byFields[0].buckets']],
+    [{ byFields: [{ expression: 'event.view.price', buckets: [5, 1] }] }, ['byFields[0].buckets']],
+    [{ filter: { conditions: [{ expression: 'event.view.price', function: 'CONTAIN', params: ['1'] }] } }, ['filter.conditions[0].function']],
+    [{ surprise: 1 }, ['surprise']],
+  ])('answers %j with 400 naming %j', async (override, data) => {
+    const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }], ...override })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe(400)
+    expect(res.body.data).toEqual(data)
+  })
+})
