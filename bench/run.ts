@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApp } from '../src-main/app'
+import { benchAnalysis } from './analysis'
 import { benchImport } from './import'
 
 function percentile(sorted: number[], p: number): number {
@@ -63,3 +64,4 @@ try {
 }
 
 await benchImport()
+await benchAnalysis()
