@@ -114,6 +114,19 @@ describe('event analysis', () => {
     expect(res.body.rows).toEqual([{ byValue: [], sum: [0, null], values: [[0, 0], [null, null]] }])
   })
 
+  it('counts a virtual event whose member filter reads a user property', async () => {
+    await importAndWait(s, p, { path: fixture('people.jsonl', [rec('a', '$profile_set', '2024-01-01 00:00', { tier: 'gold' }), rec('b', '$profile_set', '2024-01-01 00:00', { tier: 'basic' })].join('\n')) })
+    const created = await s.call('POST', '/uba/api/meta/event/virtual', {
+      headers: p,
+      body: { id: 'gold_activity', events: [{ expression: 'event.view', filter: { conditions: [{ expression: 'user.tier', function: 'EQ', params: ['gold'] }] } }, { expression: 'event.pay' }] },
+    })
+    expect(created.status).toBe(200)
+    const res = await analyze({ ...base, measures: [{ expression: 'event.gold_activity', aggregator: 'TOTAL_COUNT' }] })
+    expect(res.status).toBe(200)
+    // a's views on 01-01 and 01-02, and both pays (b on 01-02, a on 01-03)
+    expect(res.body.rows[0]).toEqual({ byValue: [], sum: [4], values: [[1, 2, 1]] })
+  })
+
   it('shows the SQL it ran with explain=true, with values bound, not pasted', async () => {
     const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }, '?explain=true')
     expect(res.body.sql).toHaveLength(1)

@@ -146,7 +146,10 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
   async run(env, req) {
     const p = env.params()
     const periods = series(req.fromDate, req.toDate, req.unit)
-    const profile = needsProfile(req.filter) || req.measures.some((m) => needsProfile(m.filter)) || readsProfile(req.byFields)
+    const profile =
+      needsProfile(req.filter) ||
+      req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
+      readsProfile(req.byFields)
     const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
     const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
     const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
