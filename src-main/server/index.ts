@@ -15,6 +15,7 @@ import metaRoutes from './routes/meta'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import schemaRoutes from './routes/schema'
+import utmRoutes from './routes/utm'
 import systemRoutes from './routes/system'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
@@ -86,5 +87,6 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(importRoutes, ctx)
   await app.register(collectorRoutes, ctx)
   await app.register(analysisRoutes, ctx)
+  await app.register(utmRoutes, ctx)
   return app
 }

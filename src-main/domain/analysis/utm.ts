@@ -1,0 +1,229 @@
+import type { DomainContext } from '../context'
+import { badParam } from '../errors'
+import { validateFilter, type CheckedFilter } from '../expr/filters'
+import { campaignTarget, type CampaignTarget } from '../platform/campaigns'
+import type { ProjectScope } from '../platform/projects'
+import { column } from '../schema/types'
+import { dsOf } from './calendar'
+import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { filterSql, needsProfile, type Columns } from './filterSql'
+import { dateRange, knownFields, recordOf } from './request'
+import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
+import type { SqlParams } from './sqlParams'
+
+/**
+ * Ad-tracking conversion (spec 4.9): of the users who arrived with a campaign inside the range,
+ * how many did a target event at or after their first arrival, and a measure over those events.
+ * - Arrival: any event in the range whose $utm_campaign, $utm_medium and $utm_source equal the
+ *   campaign's (and $utm_content / $utm_term when the campaign sets them), or whose $url carries
+ *   the query parameter campaign_id=<campaignId>. A user's arrival time is their first such event.
+ * - Conversion: a target event in the range at or after that time (the arrival event itself counts
+ *   when it is a target event).
+ */
+
+const EVENT_AGGREGATORS = ['TRIGGER_USER_COUNT', 'TOTAL_COUNT', 'AVG_COUNT'] as const
+const PROPERTY_AGGREGATORS = ['REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'] as const
+const FIELDS = ['campaignId', 'fromDate', 'toDate', 'expression', 'convertMeasures']
+
+interface ConvertMeasure {
+  expression: string
+  aggregator: string
+  event: EventRef
+  property: PropertyExpr | null
+  filter?: CheckedFilter
+}
+
+export interface UtmRequest {
+  campaign: CampaignTarget
+  fromDate: string
+  toDate: string
+  measures: ConvertMeasure[]
+}
+
+export interface ConvertResult {
+  expression: string
+  aggregator: string
+  convertedUsers: number
+  conversionRate: number | null
+  value: number | null
+}
+
+export interface UtmResponse {
+  success: 0
+  campaignId: number
+  fromDate: string
+  toDate: string
+  arrivedUsers: number
+  results: ConvertResult[]
+}
+
+type Env = Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>
+
+function measureOf(env: Env, value: unknown, i: number): ConvertMeasure {
+  const field = `convertMeasures[${i}]`
+  const m = recordOf(value, field)
+  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  if (typeof m.expression !== 'string') throw badParam(`${field}.expression`, `${field}.expression is required`)
+  const isProperty = m.expression.split('.').length === 3
+  const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
+  if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
+  }
+  const eventExpression = isProperty ? m.expression.split('.').slice(0, 2).join('.') : m.expression
+  const event = resolveEvent(env.ctx.meta, env.scope.appKey, eventExpression, `${field}.expression`, env.lookup)
+  const property = isProperty ? resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns) : null
+  if (property && m.aggregator !== 'REMOVE_DUMPLICATE' && property.dataType !== 'number') {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator ${m.aggregator} needs a number property; ${property.expression} is ${property.dataType}`)
+  }
+  const filter = m.filter === undefined || m.filter === null ? undefined : validateFilter(m.filter, `${field}.filter`, env.lookup)
+  return { expression: m.expression, aggregator: m.aggregator, event, property, filter }
+}
+
+/** `expression` alone is one measure: the users who did it (TRIGGER_USER_COUNT). */
+function measuresOf(env: Env, body: Record<string, unknown>): ConvertMeasure[] {
+  const given = (v: unknown) => v !== undefined && v !== null
+  if (given(body.expression) === given(body.convertMeasures)) {
+    throw badParam(['expression', 'convertMeasures'], 'send either expression (a conversion target) or convertMeasures, not both and not neither')
+  }
+  if (given(body.expression)) {
+    const event = resolveEvent(env.ctx.meta, env.scope.appKey, body.expression, 'expression', env.lookup)
+    return [{ expression: event.expression, aggregator: 'TRIGGER_USER_COUNT', event, property: null }]
+  }
+  const list = body.convertMeasures
+  if (!Array.isArray(list) || list.length === 0) throw badParam('convertMeasures', 'convertMeasures must be a non-empty list of {expression, aggregator}')
+  if (list.length > 50) throw badParam('convertMeasures', 'convertMeasures holds at most 50 measures')
+  return list.map((m, i) => measureOf(env, m, i))
+}
+
+/** A string event property as SQL over `e`; NULL while no data has created its column. */
+function eventText(columns: Columns, id: string): string {
+  return columns.event.has(id) ? `e.${column(id)}` : 'NULL::VARCHAR'
+}
+
+/** The condition that makes an event an arrival with the campaign (see the module comment). */
+function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams): string {
+  const utm: [string, string][] = [
+    ['$utm_campaign', c.utmCampaign],
+    ['$utm_medium', c.utmMedium],
+    ['$utm_source', c.utmSource],
+    ['$utm_content', c.utmContent],
+    ['$utm_term', c.utmTerm],
+  ]
+  const byUtm = utm
+    .filter(([, value]) => value !== '')
+    .map(([id, value]) => `${eventText(columns, id)} = ${p.add(value)}`)
+    .join(' AND ')
+  // the parameter exactly (campaign_id=1 is not campaign_id=12): after ? or &, before &, # or the end;
+  // plain substring tests, several times faster than a regular expression on ten million rows
+  const url = eventText(columns, '$url')
+  const key = `campaign_id=${c.campaignId}`
+  const inside = ['?', '&'].flatMap((before) => ['&', '#'].map((after) => `contains(${url}, ${p.add(before + key + after)})`))
+  const atEnd = ['?', '&'].map((before) => `ends_with(${url}, ${p.add(before + key)})`)
+  const byLink = `(contains(${url}, ${p.add(key)}) AND (${[...inside, ...atEnd].join(' OR ')}))`
+  return `(coalesce(${byUtm}, false) OR coalesce(${byLink}, false))`
+}
+
+function aggregate(m: ConvertMeasure, i: number): string {
+  const hit = `FILTER (WHERE m${i})`
+  const v = `v${i}`
+  switch (m.aggregator) {
+    case 'TOTAL_COUNT':
+      return `count(*) ${hit}`
+    case 'TRIGGER_USER_COUNT':
+      return `count(DISTINCT distinct_id) ${hit}`
+    case 'AVG_COUNT':
+      return `count(*) ${hit} / nullif(count(DISTINCT distinct_id) ${hit}, 0)`
+    case 'REMOVE_DUMPLICATE':
+      return `count(DISTINCT ${v}) ${hit}`
+    case 'SUM':
+      return `sum(${v}) ${hit}`
+    case 'AVG':
+      return `avg(${v}) ${hit}`
+    case 'MAX':
+      return `max(${v}) ${hit}`
+    case 'MIN':
+      return `min(${v}) ${hit}`
+    default:
+      return `sum(${v}) ${hit} / nullif(count(DISTINCT distinct_id) FILTER (WHERE m${i} AND ${v} IS NOT NULL), 0)`
+  }
+}
+
+/** Counts and sums are 0 where nothing converted; averages and extremes are null there. */
+function empty(aggregator: string): number | null {
+  return ['TOTAL_COUNT', 'TRIGGER_USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM'].includes(aggregator) ? 0 : null
+}
+
+function rounded(value: unknown): number | null {
+  if (value === null || value === undefined) return null
+  return Math.round(Number(value) * 1e6) / 1e6
+}
+
+export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
+  kind: 'utm',
+  validate(env, body) {
+    knownFields(body, FIELDS)
+    const campaign = campaignTarget(env.ctx.meta, env.scope.appKey, body.campaignId)
+    const { fromDate, toDate } = dateRange(body)
+    return { campaign, fromDate, toDate, measures: measuresOf(env, body) }
+  },
+
+  async run(env, req) {
+    const p = env.params()
+    const from = p.add(dsOf(req.fromDate))
+    const to = p.add(dsOf(req.toDate))
+    const profile = req.measures.some((m) => needsProfile(m.filter))
+    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
+    const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
+    const sql = `
+      WITH arrivals AS (
+        SELECT e.distinct_id, min(e.xwhen) AS arrived
+        FROM event_vd e
+        WHERE e.ds BETWEEN ${from} AND ${to} AND ${arrivalSql(req.campaign, env.columns, p)}
+        GROUP BY e.distinct_id
+      ), targets AS (
+        SELECT e.distinct_id, ${[...matches, ...values].join(', ')}
+        FROM event_vd e JOIN arrivals a ON a.distinct_id = e.distinct_id AND e.xwhen >= a.arrived
+        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        WHERE e.ds BETWEEN ${from} AND ${to}
+      )
+      SELECT (SELECT count(*) FROM arrivals) AS arrived,
+        ${req.measures.map((m, i) => `count(DISTINCT distinct_id) FILTER (WHERE m${i}) AS c${i}, ${aggregate(m, i)} AS a${i}`).join(', ')}
+      FROM targets WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
+    const [row] = await env.query(sql, p)
+    const arrivedUsers = Number(row.arrived)
+    return {
+      success: 0,
+      campaignId: req.campaign.campaignId,
+      fromDate: req.fromDate,
+      toDate: req.toDate,
+      arrivedUsers,
+      results: req.measures.map((m, i) => {
+        const convertedUsers = Number(row[`c${i}`] ?? 0)
+        const value = row[`a${i}`]
+        return {
+          expression: m.expression,
+          aggregator: m.aggregator,
+          convertedUsers,
+          conversionRate: arrivedUsers === 0 ? null : rounded(convertedUsers / arrivedUsers),
+          value: value === null || value === undefined ? empty(m.aggregator) : rounded(value),
+        }
+      }),
+    }
+  },
+}
+
+/**
+ * Runs the conversion analysis of one campaign. The campaign id comes from the path; it joins the
+ * body only inside the analysis, so it keys the cache and cannot be sent in the body.
+ */
+export async function analyseCampaign(
+  ctx: DomainContext,
+  scope: ProjectScope,
+  campaignId: number,
+  body: Record<string, unknown>,
+  options: { explain: boolean },
+): Promise<UtmResponse & { reportUpdateTime: string; sql?: ExplainedSql[] }> {
+  if (body.campaignId !== undefined) throw badParam('campaignId', 'campaignId is given in the path, not in the body')
+  return runAnalysis(ctx, scope, utmAnalysis, { ...body, campaignId }, options)
+}
