@@ -1,0 +1,193 @@
+import { badParam } from '../errors'
+import { validateFilter, type CheckedFilter } from '../expr/filters'
+import { ANY_EVENT } from '../schema/lookup'
+import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
+import { dayOfDs, series } from './calendar'
+import { resolveEvent, type EventRef } from './eventRefs'
+import { funnelSql, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
+import type { AnalysisEnv, AnalysisModule } from './runner'
+
+/**
+ * Funnel (spec 4.10). A user enters at any first-step event inside the range; each later step is a
+ * different event at or after the previous step's, all within the conversion window of the entry
+ * (the window may run past toDate). Per user and entry day the deepest step reached from any entry
+ * that day counts; `$ALL` counts each user once, at their deepest over the range. The times of a
+ * user's counted path (the deepest; the earliest entry among equals) give the medians. The SQL and
+ * its rules in detail: funnelSql.ts.
+ */
+
+export const MAX_STEPS = 20
+/** The longest conversion window: a year, whatever the unit. */
+export const MAX_WINDOW_DAYS = 365
+const UNIT_SECONDS = { DAY: 86400, HOUR: 3600, MINUTE: 60 } as const
+type WindowUnit = keyof typeof UNIT_SECONDS
+/** Without convertTime and convertTimeUnit: a week. */
+const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
+
+const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit']
+
+export interface FunnelRequest extends FunnelQuery {
+  limit: number
+}
+
+interface StepDetail {
+  expression: string
+  convertedUser: number[]
+}
+
+interface MedianDetail {
+  stepsExpress: string
+  median: (number | null)[]
+}
+
+export interface FunnelRow {
+  byValue: number | string
+  stepsDetail: StepDetail[]
+  medianConvertedTime: MedianDetail[]
+}
+
+export interface FunnelResponse {
+  dateList: string[]
+  byField: string | null
+  byValues: (number | string)[]
+  stepEvents: string[]
+  rows: FunnelRow[]
+  samplingFactor: number
+}
+
+type ValidateEnv = Omit<AnalysisEnv, 'query'>
+
+/** The event ids whose properties a step's rows carry; null = any event ($Anything). */
+function eventsOf(ref: EventRef): string[] | null {
+  if (ref.kind === 'any') return null
+  return [ref.eventId, ...ref.members.map((m) => m.eventId)]
+}
+
+/** Whether a property named on `eventId` belongs to a step's events: its own event, a member of its virtual event, or $Anything on either side. */
+function fitsStep(eventId: string, ref: EventRef): boolean {
+  const own = eventsOf(ref)
+  return eventId === ANY_EVENT || own === null || own.includes(eventId)
+}
+
+function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
+  const field = `steps[${i}]`
+  const step = recordOf(value, field)
+  const extra = Object.keys(step).find((k) => k !== 'expression' && k !== 'filter')
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  const event = resolveEvent(env.ctx.meta, env.scope.appKey, step.expression, `${field}.expression`, env.lookup)
+  const filter = step.filter === undefined || step.filter === null ? undefined : validateFilter(step.filter, `${field}.filter`, env.lookup)
+  filter?.conditions.forEach((c, j) => {
+    if (c.ref.kind === 'event' && !fitsStep(c.ref.eventId, event)) {
+      throw badParam(`${field}.filter.conditions[${j}].expression`, `${field}.filter.conditions[${j}].expression: ${c.expression} is not a property of the step's event ${event.expression}`)
+    }
+  })
+  return { expression: event.expression, event, filter }
+}
+
+function windowOf(body: Record<string, unknown>): number {
+  const time = body.convertTime ?? undefined
+  const unit = body.convertTimeUnit ?? undefined
+  if (time === undefined && unit === undefined) return DEFAULT_WINDOW.convertTime * UNIT_SECONDS[DEFAULT_WINDOW.convertTimeUnit]
+  if (time === undefined) throw badParam('convertTime', 'convertTime is required with convertTimeUnit')
+  if (unit === undefined) throw badParam('convertTimeUnit', 'convertTimeUnit (DAY, HOUR or MINUTE) is required with convertTime')
+  if (typeof unit !== 'string' || !(unit in UNIT_SECONDS)) throw badParam('convertTimeUnit', 'convertTimeUnit must be DAY, HOUR or MINUTE')
+  if (typeof time !== 'number' || !Number.isInteger(time) || time < 1) throw badParam('convertTime', 'convertTime must be a whole number of at least 1')
+  const seconds = time * UNIT_SECONDS[unit as WindowUnit]
+  if (seconds > MAX_WINDOW_DAYS * 86400) throw badParam('convertTime', `the conversion window is at most ${MAX_WINDOW_DAYS} days`)
+  return seconds
+}
+
+/** byStepIndex and byField together: which step's event gives the breakdown value (0-based). */
+function breakdownOf(env: ValidateEnv, body: Record<string, unknown>, steps: FunnelStep[]): { byField: Breakdown | null; byStep: number } {
+  const index = body.byStepIndex ?? -1
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < -1 || index >= steps.length) {
+    throw badParam('byStepIndex', `byStepIndex must be -1 (any step) or a step index from 0 to ${steps.length - 1}`)
+  }
+  if (body.byField === undefined || body.byField === null) {
+    if (index !== -1) throw badParam('byStepIndex', 'byStepIndex applies only with byField')
+    return { byField: null, byStep: 0 }
+  }
+  const byField = resolveBreakdown(body.byField, 'byField', env.lookup, env.columns)
+  const property = byField.property
+  if (property.kind === 'user') {
+    if (index !== -1) throw badParam('byStepIndex', 'byStepIndex is -1 (or omitted) with a user property')
+    return { byField, byStep: 0 }
+  }
+  const byStep = Math.max(index, 0)
+  if (!fitsStep(property.eventId!, steps[byStep].event)) {
+    throw badParam('byField.expression', `byField.expression: ${property.expression} is not a property of step ${byStep}'s event ${steps[byStep].expression}`)
+  }
+  return { byField, byStep }
+}
+
+function emptyRow(req: FunnelRequest, byValue: number | string, columns: number): FunnelRow {
+  return {
+    byValue,
+    stepsDetail: req.steps.map((s) => ({ expression: s.expression, convertedUser: new Array<number>(columns).fill(0) })),
+    medianConvertedTime: req.steps.slice(1).map((s, k) => ({ stepsExpress: `${req.steps[k].expression}~${s.expression}`, median: new Array<number | null>(columns).fill(null) })),
+  }
+}
+
+/** Seconds to the millisecond. */
+function seconds(value: unknown): number | null {
+  return value === null || value === undefined ? null : Math.round(Number(value) * 1000) / 1000
+}
+
+export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
+  kind: 'funnels',
+  validate(env, body) {
+    knownFields(body, FIELDS)
+    const { fromDate, toDate } = dateRange(body)
+    const crowds = crowdsOf(body.crowds)
+    if (crowds.length > 1) throw badParam('crowds', 'a funnel compares no cohorts: send one crowd')
+    if (!Array.isArray(body.steps) || body.steps.length < 2 || body.steps.length > MAX_STEPS) throw badParam('steps', `steps must be a list of 2 to ${MAX_STEPS} steps`)
+    const steps = body.steps.map((s, i) => stepOf(env, s, i))
+    const filter: CheckedFilter | undefined = body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup)
+    const windowSeconds = windowOf(body)
+    return {
+      steps,
+      filter,
+      fromDate,
+      toDate,
+      sampling: samplingOf(body.samplingFactor),
+      ...breakdownOf(env, body, steps),
+      windowSeconds,
+      limit: limitOf(body.limit, 1000),
+    }
+  },
+
+  async run(env, req) {
+    const p = env.params()
+    const result = await env.query(funnelSql(req, env.columns, p, env.nowLocal), p)
+    const days = series(req.fromDate, req.toDate, 'DAY')
+    const columnOf = new Map<number, number>([[0, 0], ...days.map((d, i): [number, number] => [Number(d.replaceAll('-', '')), i + 1])])
+    const total = emptyRow(req, -1, days.length + 1)
+    const groups = new Map<string, FunnelRow>()
+    for (const r of result) {
+      const column = columnOf.get(Number(r.col))
+      if (column === undefined) throw new Error(`funnel: entry day ${dayOfDs(Number(r.col))} outside the range`)
+      let row = total
+      if (r.label !== null) {
+        const label = String(r.label)
+        row = groups.get(label) ?? emptyRow(req, label, days.length + 1)
+        groups.set(label, row)
+      }
+      row.stepsDetail.forEach((s, k) => (s.convertedUser[column] = Number(r[`c${k}`])))
+      row.medianConvertedTime.forEach((m, k) => (m.median[column] = seconds(r[`m${k + 1}`])))
+    }
+    // most entered users over the range first; among equals, known values before unknown, then by label
+    const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
+    const breakdown = [...groups.values()]
+      .sort((a, b) => entered(b) - entered(a) || Number(a.byValue === UNKNOWN) - Number(b.byValue === UNKNOWN) || String(a.byValue).localeCompare(String(b.byValue)))
+      .slice(0, req.limit)
+    return {
+      dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
+      byField: req.byField?.property.expression ?? null,
+      byValues: [-1, ...breakdown.map((row) => row.byValue)],
+      stepEvents: req.steps.map((s) => s.expression),
+      rows: [total, ...breakdown],
+      samplingFactor: req.sampling,
+    }
+  },
+}
