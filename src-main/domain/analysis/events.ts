@@ -4,6 +4,7 @@ import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown }
 import { calendarSql, dsOf, series } from './calendar'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
+import { AGGREGATOR_LABELS, aggregateSql, emptyValue, EVENT_AGGREGATORS, PROPERTY_AGGREGATORS } from './measures'
 import { crowdsOf, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
@@ -17,20 +18,6 @@ import type { AnalysisEnv, AnalysisModule } from './runner'
  *   sum of days.
  * - `limit` keeps the rows with the largest first-measure `sum`; `numRows` counts all.
  */
-
-const EVENT_AGGREGATORS = ['TRIGGER_USER_COUNT', 'TOTAL_COUNT', 'AVG_COUNT'] as const
-const PROPERTY_AGGREGATORS = ['REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'] as const
-const LABELS: Record<string, string> = {
-  TRIGGER_USER_COUNT: 'users',
-  TOTAL_COUNT: 'total count',
-  AVG_COUNT: 'count per user',
-  REMOVE_DUMPLICATE: 'distinct values',
-  SUM: 'sum',
-  AVG: 'average',
-  MAX: 'maximum',
-  MIN: 'minimum',
-  AVG_PER: 'sum per user',
-}
 
 interface Measure {
   name: string
@@ -82,38 +69,8 @@ function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'
   }
   const filter = m.filter === undefined || m.filter === null ? undefined : validateFilter(m.filter, `${field}.filter`, env.lookup)
   const display = (env.ctx.meta.prepare('SELECT name FROM plan_events WHERE app_key = ? AND id = ?').pluck().get(env.scope.appKey, event.eventId) as string | null) ?? event.eventId
-  const name = property ? `${display}.${property.propertyId} · ${LABELS[m.aggregator]}` : `${display} · ${LABELS[m.aggregator]}`
+  const name = property ? `${display}.${property.propertyId} · ${AGGREGATOR_LABELS[m.aggregator]}` : `${display} · ${AGGREGATOR_LABELS[m.aggregator]}`
   return { name, event, property, aggregator: m.aggregator, filter }
-}
-
-function aggregate(m: Measure, i: number): string {
-  const hit = `FILTER (WHERE m${i})`
-  const v = `v${i}`
-  switch (m.aggregator) {
-    case 'TOTAL_COUNT':
-      return `count(*) ${hit}`
-    case 'TRIGGER_USER_COUNT':
-      return `count(DISTINCT distinct_id) ${hit}`
-    case 'AVG_COUNT':
-      return `count(*) ${hit} / nullif(count(DISTINCT distinct_id) ${hit}, 0)`
-    case 'REMOVE_DUMPLICATE':
-      return `count(DISTINCT ${v}) ${hit}`
-    case 'SUM':
-      return `sum(${v}) ${hit}`
-    case 'AVG':
-      return `avg(${v}) ${hit}`
-    case 'MAX':
-      return `max(${v}) ${hit}`
-    case 'MIN':
-      return `min(${v}) ${hit}`
-    default:
-      return `sum(${v}) ${hit} / nullif(count(DISTINCT distinct_id) FILTER (WHERE m${i} AND ${v} IS NOT NULL), 0)`
-  }
-}
-
-/** Counts are 0 where nothing happened; averages and extremes are null there. */
-function empty(m: Measure): number | null {
-  return ['TOTAL_COUNT', 'TRIGGER_USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM'].includes(m.aggregator) ? 0 : null
 }
 
 function rounded(value: unknown): number | null {
@@ -165,7 +122,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
           AND ${samplingSql(req.sampling)}
           AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
       )
-      SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${aggregate(m, i)} AS a${i}`).join(', ')}
+      SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${aggregateSql(m.aggregator, i)} AS a${i}`).join(', ')}
       FROM base WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}
       GROUP BY GROUPING SETS ((${groupKeys ? `${groupKeys}, ` : ''}period), (${groupKeys}))`
     const result = await env.query(sql, p)
@@ -175,7 +132,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
       const key = JSON.stringify(byValue)
       let row = groups.get(key)
       if (!row) {
-        row = { sum: req.measures.map(empty), values: req.measures.map((m) => periods.map(() => empty(m))), byValue }
+        row = { sum: req.measures.map((m) => emptyValue(m.aggregator)), values: req.measures.map((m) => periods.map(() => emptyValue(m.aggregator))), byValue }
         groups.set(key, row)
       }
       return row
@@ -184,7 +141,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     for (const r of result) {
       const row = rowOf(dimList.map((d) => String(r[d])))
       req.measures.forEach((m, i) => {
-        const value = r[`a${i}`] === null ? empty(m) : rounded(r[`a${i}`])
+        const value = r[`a${i}`] === null ? emptyValue(m.aggregator) : rounded(r[`a${i}`])
         if (Number(r.whole) === 1) row.sum[i] = value
         else row.values[i][Number(r.period)] = value
       })

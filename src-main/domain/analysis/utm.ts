@@ -10,6 +10,7 @@ import { filterSql, needsProfile, type Columns } from './filterSql'
 import { dateRange, knownFields, recordOf } from './request'
 import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
 import type { SqlParams } from './sqlParams'
+import { aggregateSql, emptyValue, EVENT_AGGREGATORS, PROPERTY_AGGREGATORS } from './measures'
 
 /**
  * Ad-tracking conversion (spec 4.9): of the users who arrived with a campaign inside the range,
@@ -21,8 +22,6 @@ import type { SqlParams } from './sqlParams'
  *   when it is a target event).
  */
 
-const EVENT_AGGREGATORS = ['TRIGGER_USER_COUNT', 'TOTAL_COUNT', 'AVG_COUNT'] as const
-const PROPERTY_AGGREGATORS = ['REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'] as const
 const FIELDS = ['campaignId', 'fromDate', 'toDate', 'expression', 'convertMeasures']
 
 interface ConvertMeasure {
@@ -124,35 +123,6 @@ function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams): string {
   return `(coalesce(${byUtm}, false) OR coalesce(${byLink}, false))`
 }
 
-function aggregate(m: ConvertMeasure, i: number): string {
-  const hit = `FILTER (WHERE m${i})`
-  const v = `v${i}`
-  switch (m.aggregator) {
-    case 'TOTAL_COUNT':
-      return `count(*) ${hit}`
-    case 'TRIGGER_USER_COUNT':
-      return `count(DISTINCT distinct_id) ${hit}`
-    case 'AVG_COUNT':
-      return `count(*) ${hit} / nullif(count(DISTINCT distinct_id) ${hit}, 0)`
-    case 'REMOVE_DUMPLICATE':
-      return `count(DISTINCT ${v}) ${hit}`
-    case 'SUM':
-      return `sum(${v}) ${hit}`
-    case 'AVG':
-      return `avg(${v}) ${hit}`
-    case 'MAX':
-      return `max(${v}) ${hit}`
-    case 'MIN':
-      return `min(${v}) ${hit}`
-    default:
-      return `sum(${v}) ${hit} / nullif(count(DISTINCT distinct_id) FILTER (WHERE m${i} AND ${v} IS NOT NULL), 0)`
-  }
-}
-
-/** Counts and sums are 0 where nothing converted; averages and extremes are null there. */
-function empty(aggregator: string): number | null {
-  return ['TOTAL_COUNT', 'TRIGGER_USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM'].includes(aggregator) ? 0 : null
-}
 
 function rounded(value: unknown): number | null {
   if (value === null || value === undefined) return null
@@ -188,7 +158,7 @@ export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
         WHERE e.ds BETWEEN ${from} AND ${to}
       )
       SELECT (SELECT count(*) FROM arrivals) AS arrived,
-        ${req.measures.map((m, i) => `count(DISTINCT distinct_id) FILTER (WHERE m${i}) AS c${i}, ${aggregate(m, i)} AS a${i}`).join(', ')}
+        ${req.measures.map((m, i) => `count(DISTINCT distinct_id) FILTER (WHERE m${i}) AS c${i}, ${aggregateSql(m.aggregator, i)} AS a${i}`).join(', ')}
       FROM targets WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
     const [row] = await env.query(sql, p)
     const arrivedUsers = Number(row.arrived)
@@ -206,7 +176,7 @@ export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
           aggregator: m.aggregator,
           convertedUsers,
           conversionRate: arrivedUsers === 0 ? null : rounded(convertedUsers / arrivedUsers),
-          value: value === null || value === undefined ? empty(m.aggregator) : rounded(value),
+          value: value === null || value === undefined ? emptyValue(m.aggregator) : rounded(value),
         }
       }),
     }

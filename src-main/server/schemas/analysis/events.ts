@@ -1,4 +1,4 @@
-/** Response schemas of the analyses (spec 4.10). */
+/** Response schema of event analysis (spec 4.10), and the fields every analysis adds. */
 
 const explained = {
   type: 'array',
@@ -6,16 +6,15 @@ const explained = {
   items: { type: 'object', properties: { sql: { type: 'string' }, params: { type: 'array' } } },
 } as const
 
-const common = {
+export const common = {
   reportUpdateTime: { type: 'string', description: 'When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone.' },
   samplingFactor: { type: 'number' },
   sql: explained,
 } as const
 
-const numbers = { type: 'array', items: { type: ['number', 'null'] } } as const
+export const numbers = { type: 'array', items: { type: ['number', 'null'] } } as const
 
-export const analysisResponses: Record<string, object> = {
-  events: {
+export const eventsResponse = {
     type: 'object',
     properties: {
       measures: { type: 'array', items: { type: 'string' } },
@@ -35,5 +34,4 @@ export const analysisResponses: Record<string, object> = {
       numRows: { type: 'integer' },
       ...common,
     },
-  },
-}
+  } as const

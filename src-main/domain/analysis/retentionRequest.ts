@@ -1,0 +1,163 @@
+import { badParam } from '../errors'
+import { validateFilter, type CheckedFilter } from '../expr/filters'
+import { resolveBreakdown, type Breakdown } from './breakdown'
+import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
+import type { AnalysisEnv } from './runner'
+
+/**
+ * The retention request (spec 4.10), checked field by field: every refusal is a 400 naming the
+ * parameter, e.g. `firstEvent.filter.conditions[0].expression` or `measures[0].aggregator`.
+ */
+
+/** The initial or the return event, with its own filter. */
+export interface RetentionEvent {
+  event: EventRef
+  filter?: CheckedFilter
+}
+
+/** Which rows a breakdown value is read from: byFieldIndex 1, 2 or -1. */
+export type BreakdownSide = 'first' | 'return' | 'user'
+
+export const MEASURE_AGGREGATORS = ['SUM', 'AVG', 'MAX', 'MIN', 'REMOVE_DUMPLICATE', 'AVG_PER'] as const
+export type MeasureAggregator = (typeof MEASURE_AGGREGATORS)[number]
+
+export interface RetentionMeasure {
+  property: PropertyExpr
+  aggregator: MeasureAggregator
+}
+
+export interface RetentionRequest {
+  firstEvent: RetentionEvent
+  secondEvent: RetentionEvent
+  /** Conditions on user properties, applied to both events. */
+  filter?: CheckedFilter
+  fromDate: string
+  toDate: string
+  unit: Unit
+  duration: number
+  breakdown: { by: Breakdown; side: BreakdownSide } | null
+  measure: RetentionMeasure | null
+  sampling: number
+  limit: number
+}
+
+/** The most periods after the initial one a request may follow (a year of days). */
+export const MAX_DURATION = 365
+
+const FIELDS = ['firstEvent', 'secondEvent', 'byField', 'byFieldIndex', 'crowds', 'fromDate', 'toDate', 'duration', 'unit', 'samplingFactor', 'limit', 'measures', 'filter']
+
+type Env = Omit<AnalysisEnv, 'query'>
+
+/** Conditions on event properties must name the event they filter (its id, as in the expression). */
+function ownEventOnly(filter: CheckedFilter, field: string, eventId: string): void {
+  filter.conditions.forEach((c, i) => {
+    if (c.ref.kind === 'event' && c.ref.eventId !== eventId) {
+      throw badParam(`${field}.conditions[${i}].expression`, `${field}.conditions[${i}].expression: ${c.expression} is not a property of event.${eventId}; this filter applies to event.${eventId} only`)
+    }
+  })
+}
+
+function eventOf(env: Env, value: unknown, field: string): RetentionEvent {
+  if (value === undefined || value === null) throw badParam(field, `${field} is required: {expression, filter}`)
+  const body = recordOf(value, field)
+  const extra = Object.keys(body).find((k) => k !== 'expression' && k !== 'filter')
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  const event = resolveEvent(env.ctx.meta, env.scope.appKey, body.expression, `${field}.expression`, env.lookup)
+  if (body.filter === undefined || body.filter === null) return { event }
+  const filter = validateFilter(body.filter, `${field}.filter`, env.lookup)
+  ownEventOnly(filter, `${field}.filter`, event.eventId)
+  return { event, filter }
+}
+
+function durationOf(value: unknown): number {
+  if (value === undefined || value === null) throw badParam('duration', 'duration is required: the number of periods to follow after the initial one')
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DURATION) {
+    throw badParam('duration', `duration must be a whole number from 1 to ${MAX_DURATION}`)
+  }
+  return value
+}
+
+/** The global filter applies to both events, so it may only hold user properties. */
+function globalFilterOf(env: Env, value: unknown): CheckedFilter | undefined {
+  if (value === undefined || value === null) return undefined
+  const filter = validateFilter(value, 'filter', env.lookup)
+  filter.conditions.forEach((c, i) => {
+    if (c.ref.kind === 'event') {
+      throw badParam(`filter.conditions[${i}].expression`, `filter.conditions[${i}].expression: the global filter applies to both events and takes user properties only; put ${c.expression} in firstEvent.filter or secondEvent.filter`)
+    }
+  })
+  return filter
+}
+
+function breakdownOf(env: Env, body: Record<string, unknown>, first: EventRef, second: EventRef): RetentionRequest['breakdown'] {
+  const index = body.byFieldIndex ?? null
+  if (index !== null && index !== 1 && index !== 2 && index !== -1) {
+    throw badParam('byFieldIndex', 'byFieldIndex must be 1 (initial event property), 2 (return event property) or -1 (user property, or no breakdown)')
+  }
+  if (body.byField === undefined || body.byField === null) {
+    if (index === 1 || index === 2) throw badParam('byField', `byField is required with byFieldIndex ${index}`)
+    return null
+  }
+  const by = resolveBreakdown(body.byField, 'byField', env.lookup, env.columns)
+  if (by.property.kind === 'user') {
+    if (index !== null && index !== -1) throw badParam('byFieldIndex', `byFieldIndex ${index} breaks down by an event property; ${by.property.expression} is a user property (use -1)`)
+    return { by, side: 'user' }
+  }
+  if (index !== 1 && index !== 2) {
+    throw badParam('byFieldIndex', `${by.property.expression} is an event property: byFieldIndex must be 1 (initial event) or 2 (return event)`)
+  }
+  const event = index === 1 ? first : second
+  if (by.property.eventId !== event.eventId) {
+    throw badParam('byField.expression', `byField.expression: byFieldIndex ${index} breaks down by a property of ${event.expression}; ${by.property.expression} is not one`)
+  }
+  return { by, side: index === 1 ? 'first' : 'return' }
+}
+
+function measureOf(env: Env, value: unknown, second: EventRef): RetentionMeasure | null {
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return null
+  if (!Array.isArray(value) || value.length > 1) throw badParam('measures', 'measures must be a list of at most one {expression, aggregator}')
+  const field = 'measures[0]'
+  const m = recordOf(value[0], field)
+  const extra = Object.keys(m).find((k) => k !== 'expression' && k !== 'aggregator')
+  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  const property = resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns)
+  if (property.kind !== 'event' || property.eventId !== second.eventId) {
+    throw badParam(`${field}.expression`, `${field}.expression must be a property of the return event, ${second.expression}.<propertyId>`)
+  }
+  if (typeof m.aggregator !== 'string' || !(MEASURE_AGGREGATORS as readonly string[]).includes(m.aggregator)) {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${MEASURE_AGGREGATORS.join(', ')}`)
+  }
+  if (m.aggregator !== 'REMOVE_DUMPLICATE' && property.dataType !== 'number') {
+    throw badParam(`${field}.aggregator`, `${field}.aggregator ${m.aggregator} needs a number property; ${property.expression} is ${property.dataType}`)
+  }
+  return { property, aggregator: m.aggregator as MeasureAggregator }
+}
+
+export function validateRetention(env: Env, body: Record<string, unknown>): RetentionRequest {
+  knownFields(body, FIELDS)
+  const { fromDate, toDate } = dateRange(body)
+  crowdsOf(body.crowds)
+  const firstEvent = eventOf(env, body.firstEvent, 'firstEvent')
+  const secondEvent = eventOf(env, body.secondEvent, 'secondEvent')
+  const duration = durationOf(body.duration)
+  if (body.unit === undefined || body.unit === null) throw badParam('unit', 'unit is required: DAY, WEEK or MONTH')
+  const unit = unitOf(body.unit)
+  const filter = globalFilterOf(env, body.filter)
+  const breakdown = breakdownOf(env, body, firstEvent.event, secondEvent.event)
+  const measure = measureOf(env, body.measures, secondEvent.event)
+  if (measure && breakdown) throw badParam('measures', 'measures cannot be combined with byField')
+  return {
+    firstEvent,
+    secondEvent,
+    filter,
+    fromDate,
+    toDate,
+    unit,
+    duration,
+    breakdown,
+    measure,
+    sampling: samplingOf(body.samplingFactor),
+    limit: limitOf(body.limit, 1000),
+  }
+}

@@ -1,0 +1,159 @@
+import { breakdownSql, readsProfile } from './breakdown'
+import { addDays, calendarSql, dsOf, periodAfter, series } from './calendar'
+import { eventSql } from './eventRefs'
+import { filterSql, needsProfile } from './filterSql'
+import { samplingSql } from './request'
+import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
+import type { AnalysisEnv } from './runner'
+import type { SqlParams } from './sqlParams'
+
+/**
+ * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only
+ * inside fromDate..toDate) and/or a return event (`r`, any day of the periods followed), with its
+ * period index. Then, without a breakdown or measure, each period's users become bitmaps over
+ * `distinct_id` (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs
+ * of events are formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown or a
+ * measure needs per-user detail: (user, period) sets of initial and return events are joined on the
+ * user within `duration` periods. Neither joins the event table with itself.
+ *
+ * Every statement answers rows `{s, d, k, n, m}`: s the initial period (null: all periods, users
+ * de-duplicated), d the breakdown label (null: all values), k the offset (null: totalPeople), n the
+ * users, m the measure.
+ */
+
+export interface RetentionWindow {
+  /** The initial periods, yyyy-MM-dd: those that fromDate..toDate fall in. */
+  periods: string[]
+  /** Days read: whole periods, from the first initial period to `duration` periods after the last. */
+  readFrom: string
+  readTo: string
+}
+
+export function windowOf(req: RetentionRequest): RetentionWindow {
+  const periods = series(req.fromDate, req.toDate, req.unit)
+  const readTo = addDays(periodAfter(periods[periods.length - 1], req.unit, req.duration + 1), -1)
+  return { periods, readFrom: periods[0], readTo }
+}
+
+/** What the bitmaps are sized from, and the latest day with data (later cells are not observed yet). */
+export const STATS_SQL = 'SELECT max(ds) AS last_ds, max(distinct_id) AS max_id FROM event_vd'
+
+export interface Cell {
+  s: number | null
+  d: string | null
+  k: number | null
+  n: number
+  m: number | null
+}
+
+function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
+  const { columns, nowLocal } = env
+  const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)})`
+  const back = `(${eventSql(req.secondEvent.event, columns, p, nowLocal)} AND ${filterSql(req.secondEvent.filter, columns, p, nowLocal)})`
+  const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, p)} AS d`] : []), ...(req.measure ? [`${req.measure.property.sql} AS v`] : [])]
+  // a virtual event's member filters may read user properties too
+  const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
+  const profile = [...filters, req.filter].some(needsProfile) || (req.breakdown !== null && readsProfile([req.breakdown.by]))
+  return `SELECT * FROM (
+        SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
+        FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p)} cal ON cal.ds = e.ds
+        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
+          AND ${samplingSql(req.sampling)}
+          AND ${filterSql(req.filter, columns, p, nowLocal)}
+      ) WHERE f OR r`
+}
+
+/** Bitmap memory one query may hold. */
+const BITMAP_BUDGET = 256 * 2 ** 20
+
+/**
+ * Ids per bitmap chunk. A chunk of 4096 ids keeps the cell join small (dozens of chunks per period
+ * for 200k users); when periods x chunks x 1 KB (two bitmaps) would pass the budget, 64-id chunks
+ * are used, whose count is bounded by the rows read.
+ */
+export function chunkBits(periodCount: number, maxUserId: number): number {
+  const chunks = Math.ceil((maxUserId + 1) / 4096)
+  return periodCount * chunks * 1024 <= BITMAP_BUDGET ? 4096 : 64
+}
+
+function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
+  const chunk = p.add(bits)
+  const agg = `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`
+  return `WITH scan AS (${scan}),
+    marks AS MATERIALIZED (
+      SELECT period, uid // ${chunk} AS w, ${agg} FILTER (WHERE f) AS fb, ${agg} FILTER (WHERE r) AS rb
+      FROM scan GROUP BY period, w),
+    cells AS MATERIALIZED (
+      SELECT a.period AS s, b.period - a.period AS k, a.w, a.fb & b.rb AS kept
+      FROM marks a JOIN marks b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)}
+      WHERE a.fb IS NOT NULL AND b.rb IS NOT NULL)
+    SELECT period AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, sum(bit_count(fb)) AS n, CAST(NULL AS DOUBLE) AS m
+      FROM marks WHERE fb IS NOT NULL GROUP BY period
+    UNION ALL SELECT NULL, NULL, NULL, sum(c), NULL FROM (SELECT bit_count(bit_or(fb)) AS c FROM marks WHERE fb IS NOT NULL GROUP BY w)
+    UNION ALL SELECT s, NULL, k, sum(bit_count(kept)), NULL FROM cells GROUP BY s, k
+    UNION ALL SELECT NULL, NULL, k, sum(c), NULL FROM (SELECT k, bit_count(bit_or(kept)) AS c FROM cells GROUP BY k, w) GROUP BY k`
+}
+
+/** (user, initial period) and (user, return period) sets, joined on the user within `duration` periods. */
+function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, returns: { columns: string[]; groups: string[] }): string {
+  return `WITH scan AS MATERIALIZED (${scan}),
+    starts AS MATERIALIZED (SELECT DISTINCT uid, period AS s${req.breakdown && req.breakdown.side !== 'return' ? ', d' : ''} FROM scan WHERE f),
+    rets AS (SELECT uid, period AS rp${returns.columns.map((c) => `, ${c}`).join('')} FROM scan WHERE r GROUP BY uid, period${returns.groups.map((g) => `, ${g}`).join('')}),
+    pairs AS MATERIALIZED (
+      SELECT st.*, rt.* EXCLUDE (uid), rt.rp - st.s AS k
+      FROM starts st JOIN rets rt ON rt.uid = st.uid AND rt.rp BETWEEN st.s AND st.s + ${p.add(req.duration)})`
+}
+
+/** The offsets a user returned at, as bits of words of 63 offsets: counting them needs no distinct (user, offset) set. */
+const WORD = 63
+
+/**
+ * Breakdown rows: a user counts in value d at k when they returned at +k from any period where
+ * they had d (initial-event and user properties) or with a return event carrying d.
+ */
+function byValueSql(scan: string, req: RetentionRequest, p: SqlParams): string {
+  const byReturn = req.breakdown!.side === 'return'
+  const word = p.add(WORD)
+  const offsets = `range(0, ${p.add(Math.min(WORD, req.duration + 1))}) t(b) WHERE kw * ${word} + b <= ${p.add(req.duration)}`
+  const present = `count(*) FILTER (WHERE (km >> CAST(b AS BIGINT)) & 1 = 1)`
+  return `${pairsSql(scan, req, p, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })},
+    masks AS MATERIALIZED (
+      SELECT uid, d, k // ${word} AS kw, bit_or(CAST(1 AS BIGINT) << CAST(k % ${word} AS BIGINT)) AS km FROM pairs GROUP BY uid, d, kw)
+    ${byReturn
+      ? 'SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts'
+      : 'SELECT CAST(NULL AS INTEGER) AS s, d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts GROUP BY GROUPING SETS ((d), ())'}
+    UNION ALL SELECT NULL, d, kw * ${word} + b, ${present}, NULL FROM masks, ${offsets} GROUP BY d, kw, b
+    UNION ALL SELECT NULL, NULL, kw * ${word} + b, ${present}, NULL
+      FROM (SELECT uid, kw, bit_or(km) AS km FROM masks GROUP BY uid, kw), ${offsets} GROUP BY kw, b`
+}
+
+/** Per (user, return period) partial aggregates of the measure ([sql, column]), and how cells combine them. */
+const PARTIALS: Record<MeasureAggregator, { partial: [string, string][]; total: string }> = {
+  SUM: { partial: [['sum(v)', 'sv']], total: 'sum(sv)' },
+  AVG: { partial: [['sum(v)', 'sv'], ['count(v)', 'cv']], total: 'sum(sv) / nullif(sum(cv), 0)' },
+  MAX: { partial: [['max(v)', 'mx']], total: 'max(mx)' },
+  MIN: { partial: [['min(v)', 'mn']], total: 'min(mn)' },
+  // the sum per returning user who carried a value, as event analysis does
+  AVG_PER: { partial: [['sum(v)', 'sv'], ['count(v)', 'cv']], total: 'sum(sv) / nullif(count(DISTINCT uid) FILTER (WHERE cv > 0), 0)' },
+  REMOVE_DUMPLICATE: { partial: [['list(DISTINCT v) FILTER (WHERE v IS NOT NULL)', 'vs']], total: 'len(list_distinct(flatten(list(vs) FILTER (WHERE vs IS NOT NULL))))' },
+}
+
+/**
+ * Measure cells: the partials of each counted (user, return period) combined per (period, k) and,
+ * for $ALL, per k (a user-period meets a given k from one initial period only, so none counts twice).
+ */
+function measureSql(scan: string, req: RetentionRequest, p: SqlParams): string {
+  const { partial, total } = PARTIALS[req.measure!.aggregator]
+  return `${pairsSql(scan, req, p, { columns: partial.map(([sql, name]) => `${sql} AS ${name}`), groups: [] })}
+    SELECT s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts GROUP BY GROUPING SETS ((s), ())
+    UNION ALL SELECT s, NULL, k, count(DISTINCT uid), ${total} FROM pairs GROUP BY GROUPING SETS ((s, k), (k))`
+}
+
+/** The statement for a request: bitmaps for plain retention, user-period pairs for a breakdown or a measure. */
+export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, maxUserId: number, p: SqlParams): string {
+  const scan = scanSql(env, req, w, p)
+  if (req.breakdown) return byValueSql(scan, req, p)
+  if (req.measure) return measureSql(scan, req, p)
+  return bitmapSql(scan, req, chunkBits(w.periods.length + req.duration, maxUserId), p)
+}
