@@ -84,8 +84,9 @@ export async function benchAnalysis(): Promise<void> {
     await load(app, project.appKey)
     console.log(`analysis data: ${(EVENTS / 1e6).toFixed(0)}M events, ${USERS / 1000}k users, ${DAYS} days, loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     const hand = await baseline(dir)
-    const post = (path: string, body: object) => async () => {
-      const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { ...project, 'content-type': 'application/json' }, body: JSON.stringify({ crowds: ['$ALL'], fromDate: FROM, toDate: TO, useCache: false, ...body }) })
+    const post = (path: string, body: object, dated = true) => async () => {
+      const range = dated ? { fromDate: FROM, toDate: TO } : {}
+      const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { ...project, 'content-type': 'application/json' }, body: JSON.stringify({ crowds: ['$ALL'], ...range, useCache: false, ...body }) })
       await res.arrayBuffer()
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`)
     }
@@ -94,7 +95,7 @@ export async function benchAnalysis(): Promise<void> {
       { label: 'funnel, 4 steps, 7-day window', target: 1500, run: post('/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }), hand: hand.funnels },
       { label: 'retention, 30 days', target: 1500, run: post('/uba/api/retentions/analyze', { firstEvent: { expression: 'event.view' }, secondEvent: { expression: 'event.pay' }, byFieldIndex: -1, duration: 30, unit: 'DAY' }), hand: hand.retention },
       { label: 'distribution of view counts', target: 800, run: post('/uba/api/distributions/analyze', { measure: { expression: 'event.view', aggregator: 'TOTAL_COUNT' }, unit: '' }) },
-      { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }) },
+      { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, false) },
     ]
     for (const c of cases) {
       let ms: number
