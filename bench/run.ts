@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { startApp } from '../src-main/app'
 import { benchAnalysis } from './analysis'
 import { benchImport } from './import'
+import { benchSample } from './sample'
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
@@ -65,3 +66,4 @@ try {
 
 await benchImport()
 await benchAnalysis()
+await benchSample()

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { credentialsOf, openContext, startApp, type RunningApp } from './app'
 import { importCommand } from './cliImport'
+import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
 
 const USAGE = `usage: uba-desk <command> [options]
@@ -18,6 +19,9 @@ commands:
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
                [--mapping JSON] [--sheet NAME] [--on-error abort|skip] [--dedupe] FILE...
                imports files with a progress bar, through the running server if one is up
+  sample       --project KEY [--data-dir DIR] [--users N] [--days N] [--seed S] [--end-date yyyy-MM-dd]
+               loads the sample e-commerce data (default 20000 users over the 90 days up to
+               yesterday) into a project that has no data yet, with a progress bar
 
 --data-dir defaults to ${defaultDataDir()}`
 
@@ -143,6 +147,10 @@ export async function main(argv: string[]): Promise<void> {
       sheet: { type: 'string' },
       'on-error': { type: 'string' },
       dedupe: { type: 'boolean' },
+      users: { type: 'string' },
+      days: { type: 'string' },
+      seed: { type: 'string' },
+      'end-date': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: command === 'import',
@@ -164,6 +172,10 @@ export async function main(argv: string[]): Promise<void> {
         files: positionals,
         fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, onError: values['on-error'], dedupe: values.dedupe },
       })
+      return
+    case 'sample':
+      if (!values.project) throw new Error('--project KEY is required (see uba-desk credentials for the keys)')
+      process.exitCode = await sampleCommand({ dataDir, appKey: values.project, users: values.users, days: values.days, seed: values.seed, endDate: values['end-date'] })
       return
     default:
       console.log(USAGE)

@@ -24,7 +24,8 @@ function bar(job: JobView): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${job.percent.toFixed(0).padStart(3)}% ${job.phase ?? job.state}`
 }
 
-function draw(job: JobView, last: { text: string }): void {
+/** Redraws the progress line of a job (one line per change when stdout is not a terminal). */
+export function draw(job: JobView, last: { text: string }): void {
   const text = `${job.source}: ${bar(job)}`
   if (text === last.text) return
   last.text = text
@@ -44,7 +45,8 @@ function summary(job: JobView): string {
   return lines.join('\n')
 }
 
-function liveServer(dataDir: string): string | null {
+/** The URL of the live server that holds this data folder, or null. */
+export function liveServer(dataDir: string): string | null {
   const file = dataLayout(dataDir).serverFile
   if (!existsSync(file)) return null
   try {

@@ -14,9 +14,10 @@ import memberRoutes from './routes/members'
 import metaRoutes from './routes/meta'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
+import sampleRoutes from './routes/sample'
 import schemaRoutes from './routes/schema'
-import utmRoutes from './routes/utm'
 import systemRoutes from './routes/system'
+import utmRoutes from './routes/utm'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
 
@@ -85,6 +86,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(metaRoutes, ctx)
   await app.register(dimensionRoutes, ctx)
   await app.register(importRoutes, ctx)
+  await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)

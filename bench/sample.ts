@@ -1,0 +1,47 @@
+// Sample data generation: events per second for the default size and for a million users, next to
+// DuckDB's own copy of the same event rows into a new table of the same database (the cost of
+// writing that many wide rows at all, which bounds what a generator can reach on this machine).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startApp } from '../src-main/app'
+import { getJob } from '../src-main/domain/ingest/jobs'
+import { startSampleJob } from '../src-main/domain/ingest/sample'
+import { createProject } from '../src-main/domain/platform/projects'
+
+const SIZES = (process.env.BENCH_SAMPLE_USERS ?? '20000,1000000').split(',').map(Number)
+
+export async function benchSample(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'uba-bench-sample-'))
+  try {
+    const app = await startApp({ dataDir: join(dir, 'data'), port: 0, threads: 2, memoryLimit: '8GB' })
+    await app.ctx.background.idle()
+    for (const users of SIZES) {
+      const scope = { appKey: `sample${users}`, timeZone: 'UTC' }
+      createProject(app.ctx, { appKey: scope.appKey, name: scope.appKey, timeZone: scope.timeZone }, null)
+      await app.ctx.background.idle()
+      const started = await startSampleJob(app.ctx, scope, { users, days: 90, seed: 1 }, null)
+      let job = getJob(app.ctx, scope.appKey, started.id)
+      while (job.state === 'queued' || job.state === 'running') {
+        await new Promise((r) => setTimeout(r, 100))
+        job = getJob(app.ctx, scope.appKey, started.id)
+      }
+      if (job.state !== 'succeeded' || !job.result) throw new Error(`sample of ${users} users: ${job.state} ${job.error}`)
+      const events = job.result.eventsWritten
+      const seconds = ((job.endTime ?? 0) - (job.startTime ?? 0)) / 1000
+      const copy = await app.ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+        const t = performance.now()
+        await conn.run('CREATE TABLE bench_copy AS SELECT * FROM event_vd')
+        const s = (performance.now() - t) / 1000
+        await conn.run('DROP TABLE bench_copy')
+        return s
+      })
+      console.log(
+        `sample ${String(users).padStart(7)} users x 90 days ${(events / 1e6).toFixed(2).padStart(6)}M events   ours ${seconds.toFixed(2)} s (${(events / seconds / 1e6).toFixed(2)} M events/s)   DuckDB copy of the rows ${copy.toFixed(2)} s (${(events / copy / 1e6).toFixed(2)} M rows/s)   ratio ${(copy / seconds).toFixed(2)}`,
+      )
+    }
+    await app.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

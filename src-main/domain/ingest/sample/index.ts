@@ -1,0 +1,89 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext, Operator } from '../../context'
+import { AppError, badParam } from '../../errors'
+import type { ProjectScope } from '../../platform/projects'
+import { tableRow } from '../../schema/dimensionMeta'
+import { createDimensionTable } from '../../schema/dimensions'
+import { eventPropertyTypes, recordReported, userPropertyTypes } from '../../schema/plan'
+import { listJobs, startJob, type JobView, type JobWork } from '../jobs'
+import type { LoadResult } from '../load'
+import { loadSample } from './load'
+import { sampleOptions, sampleWindow, type SampleOptions, type SampleRequest } from './options'
+import { EVENT_COLUMNS, nameSamplePlan, sampleReported, USER_COLUMNS } from './plan'
+import { PRODUCTS } from './products'
+
+export { SAMPLE_LIMITS, sampleOptions, type SampleOptions, type SampleRequest } from './options'
+
+/**
+ * Sample data: a made-up e-commerce app (see generate.ts), loaded as a job like an import. It
+ * goes only into an empty project, so that nothing a user loaded is mixed with made-up data and
+ * every chart on it shows the sample alone.
+ */
+
+async function contents(conn: DuckDBConnection): Promise<{ events: number; profiles: number }> {
+  const row = (await conn.runAndReadAll('SELECT (SELECT count(*) FROM event_vd) AS events, (SELECT count(*) FROM profile_vd) AS profiles')).getRowObjectsJS()[0]
+  return { events: Number(row.events), profiles: Number(row.profiles) }
+}
+
+function notEmpty(events: number, profiles: number): AppError {
+  return badParam('project', `sample data goes only into an empty project, and this one holds ${events} events and ${profiles} user profiles: create a new project for the sample`)
+}
+
+/** The plan must not give a sample property another type than the sample writes. */
+function checkPlanTypes(ctx: DomainContext, appKey: string): void {
+  const clash = (columns: typeof EVENT_COLUMNS, types: Map<string, string>, what: string) => {
+    const c = columns.find((p) => types.has(p.id) && types.get(p.id) !== p.dataType)
+    if (c) throw badParam('project', `the plan declares the ${what} property ${c.id} as ${types.get(c.id)}, but the sample writes it as ${c.dataType}: create a new project for the sample`)
+  }
+  clash(EVENT_COLUMNS, eventPropertyTypes(ctx.meta, appKey), 'event')
+  clash(USER_COLUMNS, userPropertyTypes(ctx.meta, appKey), 'user')
+}
+
+/** The `products` dimension table, joined to the events by product_id; kept as it is if it exists. */
+async function createProducts(ctx: DomainContext, scope: ProjectScope, operator: Operator | null): Promise<void> {
+  const input = {
+    table: 'products',
+    showName: 'Products',
+    remark: 'The assortment of the sample shop',
+    relations: ['product_id'],
+    columns: { product_id: 'string', name: 'string', category: 'string', brand: 'string', price: 'number', launched_at: 'datetime', tags: 'array<string>' },
+    rows: PRODUCTS.map((p) => ({ product_id: p.id, name: p.name, category: p.category, brand: p.brand, price: p.price, launched_at: p.launchedAt, tags: p.tags })),
+  }
+  // a dimension table of that name is the project's own: it stays as it is
+  if (tableRow(ctx.meta, scope.appKey, input.table)) return
+  await createDimensionTable(ctx, scope, input, operator)
+}
+
+/** The job's work: check under the write lock, load in one transaction, then the plan and the products table. */
+function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOptions, operator: Operator | null): JobWork {
+  return async (conn, onPhase): Promise<LoadResult> => {
+    onPhase('reading')
+    // an import queued before this job may have filled the project meanwhile
+    const before = await contents(conn)
+    if (before.events + before.profiles > 0) throw notEmpty(before.events, before.profiles)
+    checkPlanTypes(ctx, scope.appKey)
+    const types = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
+    const load = await loadSample(conn, sampleWindow(options), types, onPhase)
+    const reported = sampleReported(load.occurred, types)
+    recordReported(ctx.meta, scope.appKey, reported)
+    nameSamplePlan(ctx.meta, scope.appKey)
+    await createProducts(ctx, scope, operator)
+    return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported }
+  }
+}
+
+/**
+ * Checks the request and the project, then queues the sample's job and returns at once. A
+ * project with events or user profiles, or with a sample job queued or running, is refused (400
+ * naming `project`).
+ */
+export async function startSampleJob(ctx: DomainContext, scope: ProjectScope, request: SampleRequest, operator: Operator | null, now?: Date): Promise<JobView> {
+  const options = sampleOptions(request, scope.timeZone, now)
+  const pending = listJobs(ctx, scope.appKey).find((j) => j.kind === 'sample' && (j.state === 'queued' || j.state === 'running'))
+  if (pending) throw badParam('project', `sample data is already being loaded into this project (job ${pending.id})`)
+  checkPlanTypes(ctx, scope.appKey)
+  const found = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, contents)
+  if (found.events + found.profiles > 0) throw notEmpty(found.events, found.profiles)
+  const label = { kind: 'sample', format: 'generated', source: 'sample e-commerce data', options: { ...options } }
+  return startJob(ctx, scope, label, sampleWork(ctx, scope, options, operator), operator)
+}

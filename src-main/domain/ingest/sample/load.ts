@@ -1,0 +1,86 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { addColumns, propertyColumns } from '../../schema/columns'
+import type { DataType } from '../../schema/types'
+import { assignDistinctIds, ensureUserIds } from '../identity'
+import type { Phase } from '../importer'
+import { days, lookupTables, orders, sessions, signUps, users, type SampleWindow } from './generate'
+import { EVENT_COLUMNS, USER_COLUMNS } from './plan'
+import { writeEvents, writeProfiles } from './write'
+
+const TEMP_TABLES = ['s_platforms', 's_devices', 's_cities', 's_channels', 's_hours', 's_days', 's_users', 's_sessions', 's_orders']
+
+export interface SampleLoad {
+  events: number
+  profiles: number
+  /** The events that occurred, each with the platforms it came from. */
+  occurred: Map<string, Set<string>>
+}
+
+/**
+ * Generates the sample and writes it in one transaction: columns, distinct ids, events and
+ * profiles. A failure or an interrupt rolls all of it back. `step` is called between statements
+ * with the phase that follows (a cancelled job stops there): reading while users, sessions and
+ * orders are drawn, checking while the events are written (the long part), writing for the rest.
+ */
+export async function loadSample(conn: DuckDBConnection, w: SampleWindow, types: { event: Map<string, DataType>; user: Map<string, DataType> }, step: (phase: Phase) => void): Promise<SampleLoad> {
+  await conn.run('BEGIN TRANSACTION')
+  try {
+    step('reading')
+    await lookupTables(conn)
+    await days(conn, w)
+    step('reading')
+    await users(conn, w)
+    step('reading')
+    await ensureUserIds(conn)
+    await assignDistinctIds(conn, 's_users')
+    await conn.run('CREATE OR REPLACE TEMP TABLE s_users AS SELECT s.*, i.distinct_id FROM s_users s JOIN user_ids i USING (xwho)')
+    step('reading')
+    await sessions(conn, w)
+    await signUps(conn, w)
+    step('reading')
+    await orders(conn, w)
+
+    step('checking')
+    // a column appears with its data, typed as the plan says (the sample's own type when new)
+    const eventColumns = await propertyColumns(conn, 'event_vd')
+    const profileColumns = await propertyColumns(conn, 'profile_vd')
+    await addColumns(conn, 'event_vd', EVENT_COLUMNS.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: types.event.get(p.id) ?? p.dataType })))
+    await addColumns(conn, 'profile_vd', USER_COLUMNS.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: types.user.get(p.id) ?? p.dataType })))
+    // the order of stored events means nothing; letting DuckDB insert in parallel is much faster
+    await conn.run('SET preserve_insertion_order = false')
+    // FSST and ALP cost a quarter of the write time and save almost nothing on the sample's short,
+    // repetitive strings and two-decimal numbers (dictionary and RLE still apply); the lock keeps
+    // other writers of this database out until the setting is reset
+    await conn.run("SET disabled_compression_methods = 'fsst,alp,alprd'")
+    const events = await writeEvents(conn, w)
+    step('writing')
+    const profiles = await writeProfiles(conn, w)
+    const occurred = await occurredEvents(conn)
+    await conn.run('COMMIT')
+    return { events, profiles, occurred }
+  } catch (err) {
+    await conn.run('ROLLBACK').catch(() => undefined)
+    throw err
+  } finally {
+    await conn.run('RESET preserve_insertion_order').catch(() => undefined)
+    await conn.run('RESET disabled_compression_methods').catch(() => undefined)
+    for (const t of TEMP_TABLES) await conn.run(`DROP TABLE IF EXISTS temp.${t}`).catch(() => undefined)
+  }
+}
+
+/** Which events occurred on which platforms, read from the sessions rather than the events. */
+async function occurredEvents(conn: DuckDBConnection): Promise<Map<string, Set<string>>> {
+  const rows = (await conn.runAndReadAll(`SELECT u.platform,
+      bool_or(s.sign_up) AS sign_up, bool_or(s.search) AS search, bool_or(s.n_views > 0) AS view_product,
+      bool_or(o.sid IS NOT NULL) AS add_to_cart, bool_or(o.checkout) AS checkout, bool_or(o.pay) AS pay
+    FROM s_sessions s JOIN s_users u USING (uid) LEFT JOIN s_orders o USING (sid) GROUP BY u.platform`)).getRowObjectsJS()
+  const occurred = new Map<string, Set<string>>()
+  const add = (event: string, platform: string) => occurred.set(event, (occurred.get(event) ?? new Set<string>()).add(platform))
+  for (const r of rows) {
+    const platform = String(r.platform)
+    add(platform === 'Web' ? '$pageview' : '$startup', platform)
+    add('$end', platform)
+    for (const event of ['sign_up', 'search', 'view_product', 'add_to_cart', 'checkout', 'pay']) if (r[event] === true) add(event, platform)
+  }
+  return occurred
+}

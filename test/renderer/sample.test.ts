@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually, startTestServer, UI_DIR, type TestServer } from '../helpers/server'
+
+const CHROMIUM = '/usr/bin/chromium'
+const RESULTS = resolve(import.meta.dirname, '..', '..', 'test-results')
+
+let server: TestServer
+let browser: Browser
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
+  if (!existsSync(join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR} is not built: npm run build`)
+  mkdirSync(RESULTS, { recursive: true })
+  server = await startTestServer({ uiDir: UI_DIR })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+/** Opens the Import view of the first project through the connect link. */
+async function openImport(colorScheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme })
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (err) => problems.push(err.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
+  await page.getByRole('link', { name: 'Import' }).click()
+  await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor()
+  return { page, problems }
+}
+
+describe('Import view: sample data', () => {
+  it('offers sample data to an empty project, next to the plans for file imports', async () => {
+    const { page, problems } = await openImport('light')
+    await page.getByRole('heading', { name: 'Load sample data' }).waitFor()
+    await page.getByText('Import CSV, Excel, JSON lines and Parquet files — coming in a later version.').waitFor()
+    expect(await page.getByTestId('sample-users').inputValue()).toBe('20000')
+    expect(await page.getByTestId('sample-days').inputValue()).toBe('90')
+    await page.screenshot({ path: join(RESULTS, 'sample-card.png'), fullPage: true })
+    expect(problems).toEqual([])
+    await page.context().close()
+  })
+
+  it('checks the numbers before asking the server', async () => {
+    const { page } = await openImport('light')
+    await page.getByTestId('sample-users').fill('0')
+    await page.getByTestId('sample-start').click()
+    await page.getByText('A whole number from 1 to 5,000,000').waitFor()
+    expect((await server.call('GET', '/uba/api/import/jobs', { headers: server.project })).body).toEqual([])
+    await page.context().close()
+  })
+
+  it('loads the sample with a progress bar, then shows what it wrote and hides the offer from other views of the project', async () => {
+    const { page, problems } = await openImport('dark')
+    await page.getByTestId('sample-users').fill('20000')
+    await page.getByTestId('sample-days').fill('30')
+    await page.getByTestId('sample-start').click()
+    // the events are the long part: the bar is past the generation of users and sessions by then
+    await page.getByText('Writing events').waitFor({ timeout: 60_000 })
+    const bar = page.getByRole('progressbar', { name: 'Sample data progress' })
+    expect(Number(await bar.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(60)
+    await page.screenshot({ path: join(RESULTS, 'sample-progress.png'), fullPage: true })
+    await page.getByTestId('sample-result').waitFor({ timeout: 120_000 })
+    const overview = await server.call('GET', '/uba/api/project', { headers: server.project })
+    expect(overview.body.users).toBe(20000)
+    await page.getByText(new Intl.NumberFormat('en-US').format(overview.body.events)).waitFor()
+    await page.getByText(`${overview.body.firstDay} – ${overview.body.lastDay}`).waitFor()
+    await page.screenshot({ path: join(RESULTS, 'sample-result.png'), fullPage: true })
+    expect(problems).toEqual([])
+    await page.context().close()
+
+    // a project with data is not offered the sample again
+    const again = await openImport('light')
+    await again.page.getByText('Import CSV, Excel, JSON lines and Parquet files — coming in a later version.').waitFor()
+    await eventually(async () => (await again.page.getByTestId('sample-card').count()) === 0)
+    await again.page.context().close()
+  })
+})
