@@ -82,7 +82,7 @@ export async function benchAnalysis(): Promise<void> {
     app.ctx.meta.prepare("UPDATE projects SET time_zone = 'UTC' WHERE app_key = ?").run(project.appKey)
     const t = performance.now()
     await load(app, project.appKey)
-    console.log(`analysis data: ${(EVENTS / 1e6).toFixed(0)}M events, ${USERS / 1000}k users, ${DAYS} days, loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+    console.log(`analysis data: ${(EVENTS / 1e6).toFixed(1)}M events, ${USERS / 1000}k users, ${DAYS} days, loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     const hand = await baseline(dir)
     const post = (path: string, body: object, dated = true) => async () => {
       const range = dated ? { fromDate: FROM, toDate: TO } : {}
