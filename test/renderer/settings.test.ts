@@ -1,31 +1,18 @@
-import { existsSync, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventually, startTestServer, UI_DIR, type TestServer } from '../helpers/server'
-
-const CHROMIUM = '/usr/bin/chromium'
-const RESULTS = resolve(import.meta.dirname, '..', '..', 'test-results')
+import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { eventually, type TestServer } from '../helpers/server'
 
 let server: TestServer
 let browser: Browser
+let stop: () => Promise<void>
 
 beforeAll(async () => {
-  // fail loudly rather than skip: a missing browser or an unbuilt UI would hide every UI regression
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
-  if (!existsSync(join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR} is not built: npm run build`)
-  mkdirSync(RESULTS, { recursive: true })
-  server = await startTestServer({ uiDir: UI_DIR })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
+  ;({ server, browser, stop } = await startBrowserTest())
 })
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.stop()
-})
+afterAll(() => stop?.())
 
 /** What the web UI keeps in localStorage (a string: these tests are type-checked without the DOM lib). */
 function storedXtoken(page: Page): Promise<string | null> {

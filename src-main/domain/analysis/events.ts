@@ -2,9 +2,9 @@ import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { calendarSql, dsOf, series } from './calendar'
-import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { eventSql, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
-import { AGGREGATOR_LABELS, aggregateSql, emptyValue, EVENT_AGGREGATORS, PROPERTY_AGGREGATORS } from './measures'
+import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
 import { crowdsOf, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
@@ -50,27 +50,10 @@ export interface EventResponse {
 const FIELDS = ['measures', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byFields', 'limit']
 
 function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown, i: number): Measure {
-  const field = `measures[${i}]`
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object {expression, aggregator, filter}`)
-  const m = value as Record<string, unknown>
-  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
-  if (typeof m.expression !== 'string') throw badParam(`${field}.expression`, `${field}.expression is required`)
-  const isProperty = m.expression.split('.').length === 3
-  const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
-  if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
-    throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
-  }
-  const eventExpression = isProperty ? m.expression.split('.').slice(0, 2).join('.') : m.expression
-  const event = resolveEvent(env.ctx.meta, env.scope.appKey, eventExpression, `${field}.expression`, env.lookup)
-  const property = isProperty ? resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns) : null
-  if (property && m.aggregator !== 'REMOVE_DUMPLICATE' && property.dataType !== 'number') {
-    throw badParam(`${field}.aggregator`, `${field}.aggregator ${m.aggregator} needs a number property; ${property.expression} is ${property.dataType}`)
-  }
-  const filter = m.filter === undefined || m.filter === null ? undefined : validateFilter(m.filter, `${field}.filter`, env.lookup)
+  const { event, property, aggregator, filter } = checkMeasure(env, value, `measures[${i}]`)
   const display = (env.ctx.meta.prepare('SELECT name FROM plan_events WHERE app_key = ? AND id = ?').pluck().get(env.scope.appKey, event.eventId) as string | null) ?? event.eventId
-  const name = property ? `${display}.${property.propertyId} · ${AGGREGATOR_LABELS[m.aggregator]}` : `${display} · ${AGGREGATOR_LABELS[m.aggregator]}`
-  return { name, event, property, aggregator: m.aggregator, filter }
+  const name = property ? `${display}.${property.propertyId} · ${AGGREGATOR_LABELS[aggregator]}` : `${display} · ${AGGREGATOR_LABELS[aggregator]}`
+  return { name, event, property, aggregator, filter }
 }
 
 function rounded(value: unknown): number | null {

@@ -1,16 +1,15 @@
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
-import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { campaignTarget, type CampaignTarget } from '../platform/campaigns'
 import type { ProjectScope } from '../platform/projects'
 import { column } from '../schema/types'
 import { dsOf } from './calendar'
-import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { eventSql, resolveEvent } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { dateRange, knownFields, recordOf } from './request'
 import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
 import type { SqlParams } from './sqlParams'
-import { aggregateSql, emptyValue, EVENT_AGGREGATORS, PROPERTY_AGGREGATORS } from './measures'
+import { aggregateSql, checkMeasure, emptyValue, type CheckedMeasure } from './measures'
 
 /**
  * Ad-tracking conversion (spec 4.9): of the users who arrived with a campaign inside the range,
@@ -24,13 +23,7 @@ import { aggregateSql, emptyValue, EVENT_AGGREGATORS, PROPERTY_AGGREGATORS } fro
 
 const FIELDS = ['campaignId', 'fromDate', 'toDate', 'expression', 'convertMeasures']
 
-interface ConvertMeasure {
-  expression: string
-  aggregator: string
-  event: EventRef
-  property: PropertyExpr | null
-  filter?: CheckedFilter
-}
+type ConvertMeasure = CheckedMeasure
 
 export interface UtmRequest {
   campaign: CampaignTarget
@@ -59,24 +52,7 @@ export interface UtmResponse {
 type Env = Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>
 
 function measureOf(env: Env, value: unknown, i: number): ConvertMeasure {
-  const field = `convertMeasures[${i}]`
-  const m = recordOf(value, field)
-  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
-  if (typeof m.expression !== 'string') throw badParam(`${field}.expression`, `${field}.expression is required`)
-  const isProperty = m.expression.split('.').length === 3
-  const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
-  if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
-    throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
-  }
-  const eventExpression = isProperty ? m.expression.split('.').slice(0, 2).join('.') : m.expression
-  const event = resolveEvent(env.ctx.meta, env.scope.appKey, eventExpression, `${field}.expression`, env.lookup)
-  const property = isProperty ? resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns) : null
-  if (property && m.aggregator !== 'REMOVE_DUMPLICATE' && property.dataType !== 'number') {
-    throw badParam(`${field}.aggregator`, `${field}.aggregator ${m.aggregator} needs a number property; ${property.expression} is ${property.dataType}`)
-  }
-  const filter = m.filter === undefined || m.filter === null ? undefined : validateFilter(m.filter, `${field}.filter`, env.lookup)
-  return { expression: m.expression, aggregator: m.aggregator, event, property, filter }
+  return checkMeasure(env, recordOf(value, `convertMeasures[${i}]`), `convertMeasures[${i}]`)
 }
 
 /** `expression` alone is one measure: the users who did it (TRIGGER_USER_COUNT). */
