@@ -12,6 +12,13 @@ export interface WarehouseOptions {
   memoryLimit: string
 }
 
+/** A tracked connection held by its caller; see `Warehouse.session`. */
+export interface WarehouseSession {
+  conn: DuckDBConnection
+  interrupt(): void
+  close(): void
+}
+
 /** The base columns every project starts with; properties add typed columns later. */
 const BASE_TABLES = [
   `CREATE TABLE IF NOT EXISTS event_vd (
@@ -77,6 +84,20 @@ export class Warehouse {
     timeZone: string,
     work: (conn: DuckDBConnection) => Promise<T>,
   ): Promise<T> {
+    const session = await this.session(appKey, timeZone)
+    try {
+      return await work(session.conn)
+    } finally {
+      session.close()
+    }
+  }
+
+  /**
+   * A connection that outlives one call, for streamed reads: the caller reads at its own pace and
+   * must `close()` it (safe to call twice). `interrupt()` stops only this connection's query.
+   * Like every connection it is tracked, so `interrupt(appKey)` and `close()` reach it too.
+   */
+  async session(appKey: string, timeZone: string): Promise<WarehouseSession> {
     const instance = await this.instance(appKey)
     let conn: DuckDBConnection
     try {
@@ -88,11 +109,18 @@ export class Warehouse {
     const running = this.active.get(appKey) ?? new Set<DuckDBConnection>()
     this.active.set(appKey, running)
     running.add(conn)
-    try {
-      return await work(conn)
-    } finally {
-      running.delete(conn)
-      conn.closeSync()
+    let open = true
+    return {
+      conn,
+      interrupt: () => {
+        if (open) conn.interrupt()
+      },
+      close: () => {
+        if (!open) return
+        open = false
+        running.delete(conn)
+        conn.closeSync()
+      },
     }
   }
 
