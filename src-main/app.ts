@@ -9,6 +9,7 @@ import { platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
 import { failInterruptedJobs } from './domain/ingest/jobs'
+import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
 import { isLoopbackHost } from './server/security'
@@ -68,6 +69,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const host = options.host ?? '127.0.0.1'
   if (!isLoopbackHost(host)) throw new Error(`refusing to listen on ${host}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed`)
   let server: FastifyInstance | undefined
+  let stopScheduler = () => {}
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
   try {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
@@ -76,6 +78,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
     await server.listen({ host, port: options.port ?? 0 })
+    // resumes interrupted cohort and tag computations, catches up missed daily recomputes
+    stopScheduler = startCohortScheduler(ctx)
   } catch (err) {
     await server?.close()
     await ctx.background.idle()
@@ -96,6 +100,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     credentials: () => credentialsOf(ctx),
     close: () => {
       closing ??= (async () => {
+        stopScheduler()
         await running.close()
         await ctx.background.idle()
         await ctx.warehouse.close()

@@ -7,6 +7,7 @@ import { installAuth } from './auth'
 import { installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
+import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
@@ -17,6 +18,7 @@ import projectRoutes from './routes/project'
 import sampleRoutes from './routes/sample'
 import schemaRoutes from './routes/schema'
 import systemRoutes from './routes/system'
+import tagRoutes from './routes/tags'
 import utmRoutes from './routes/utm'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
@@ -90,5 +92,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(collectorRoutes, ctx)
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)
+  await app.register(cohortRoutes, ctx)
+  await app.register(tagRoutes, ctx)
   return app
 }

@@ -5,7 +5,8 @@ import { calendarSql, dsOf, series } from './calendar'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { intervalIndexSql, niceIntervals, type ValueStats } from './intervals'
-import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql, type Unit } from './request'
+import { cohortCheck } from '../cohorts/membership'
+import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
 /**
@@ -50,6 +51,7 @@ export interface DistributionRequest {
   /** null: the whole range as one row. */
   unit: Unit | null
   sampling: number
+  crowds: string[]
   byField: Breakdown | null
   limit: number
 }
@@ -136,14 +138,14 @@ export const distributionAnalysis: AnalysisModule<DistributionRequest, Distribut
   validate(env, body) {
     knownFields(body, FIELDS)
     const { fromDate, toDate } = dateRange(body)
-    crowdsOf(body.crowds)
+    const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     const measure = measureOf(env, body.measure)
     const filter = body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup)
     const unit = distributionUnit(body.unit)
     const sampling = samplingOf(body.samplingFactor)
     const byField = body.byField === undefined || body.byField === null ? null : resolveBreakdown(body.byField, 'byField', env.lookup, env.columns)
     if (byField && unit) throw badParam('unit', 'a byField breakdown covers the whole range: send unit "" with byField')
-    return { measure, filter, fromDate, toDate, unit, sampling, byField, limit: limitOf(body.limit, 1000) }
+    return { measure, filter, fromDate, toDate, unit, sampling, crowds, byField, limit: limitOf(body.limit, 1000) }
   },
 
   async run(env, req) {
@@ -162,6 +164,7 @@ export const distributionAnalysis: AnalysisModule<DistributionRequest, Distribut
          ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
          WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
            AND ${samplingSql(req.sampling)}
+           AND ${crowdSql(req.crowds)}
            AND ${eventSql(m.event, env.columns, p, env.nowLocal)}
            AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}
            AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}

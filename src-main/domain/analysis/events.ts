@@ -5,7 +5,8 @@ import { calendarSql, dsOf, series } from './calendar'
 import { eventSql, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
-import { crowdsOf, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
+import { cohortCheck } from '../cohorts/membership'
+import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
 /**
@@ -34,6 +35,7 @@ export interface EventRequest {
   toDate: string
   unit: Unit
   sampling: number
+  crowds: string[]
   byFields: Breakdown[]
   limit: number
 }
@@ -67,7 +69,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
   validate(env, body) {
     knownFields(body, FIELDS)
     const { fromDate, toDate } = dateRange(body)
-    crowdsOf(body.crowds)
+    const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     if (!Array.isArray(body.measures) || body.measures.length === 0) throw badParam('measures', 'measures must be a non-empty list')
     const byFields = body.byFields === undefined || body.byFields === null ? [] : body.byFields
     if (!Array.isArray(byFields)) throw badParam('byFields', 'byFields must be a list')
@@ -78,6 +80,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
       toDate,
       unit: unitOf(body.unit),
       sampling: samplingOf(body.samplingFactor),
+      crowds,
       byFields: byFields.map((b, i) => resolveBreakdown(b, `byFields[${i}]`, env.lookup, env.columns)),
       limit: limitOf(body.limit, 1000),
     }
@@ -103,6 +106,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
           AND ${samplingSql(req.sampling)}
+          AND ${crowdSql(req.crowds)}
           AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
       )
       SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${aggregateSql(m.aggregator, i)} AS a${i}`).join(', ')}

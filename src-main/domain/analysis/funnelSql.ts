@@ -3,7 +3,7 @@ import { breakdownSql, readsProfile, UNKNOWN, type Breakdown } from './breakdown
 import { addDays, dsOf } from './calendar'
 import { eventSql, type EventRef } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
-import { samplingSql } from './request'
+import { crowdSql, samplingSql } from './request'
 import type { SqlParams } from './sqlParams'
 
 /**
@@ -38,6 +38,8 @@ export interface FunnelQuery {
   fromDate: string
   toDate: string
   sampling: number
+  /** Cohort codes, or $ALL (request.ts crowdSql). */
+  crowds: string[]
   byField: Breakdown | null
   /** The step whose event gives the breakdown value (event properties), 0-based. */
   byStep: number
@@ -105,6 +107,7 @@ export function funnelSql(q: FunnelQuery, columns: Columns, p: SqlParams, nowLoc
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       WHERE e.ds BETWEEN ${from} AND ${readTo}
         AND ${samplingSql(q.sampling)}
+        AND ${crowdSql(q.crowds)}
         AND ${filterSql(q.filter, columns, p, nowLocal)}
     ),
     linked AS MATERIALIZED (

@@ -5,6 +5,7 @@ import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { dayOfDs, series } from './calendar'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { funnelSql, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
@@ -139,7 +140,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
   validate(env, body) {
     knownFields(body, FIELDS)
     const { fromDate, toDate } = dateRange(body)
-    const crowds = crowdsOf(body.crowds)
+    const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     if (crowds.length > 1) throw badParam('crowds', 'a funnel compares no cohorts: send one crowd')
     if (!Array.isArray(body.steps) || body.steps.length < 2 || body.steps.length > MAX_STEPS) throw badParam('steps', `steps must be a list of 2 to ${MAX_STEPS} steps`)
     const steps = body.steps.map((s, i) => stepOf(env, s, i))
@@ -151,6 +152,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       fromDate,
       toDate,
       sampling: samplingOf(body.samplingFactor),
+      crowds,
       ...breakdownOf(env, body, steps),
       windowSeconds,
       limit: limitOf(body.limit, 1000),

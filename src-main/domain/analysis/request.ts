@@ -1,3 +1,4 @@
+import { membersTable } from '../cohorts/membership'
 import { badParam } from '../errors'
 
 /**
@@ -36,15 +37,33 @@ export function unitOf(value: unknown, field = 'unit', fallback: Unit = 'DAY'): 
   return value
 }
 
-/** crowds: required, `$ALL` or cohort codes. Cohorts come with the cohort engine; until then only $ALL. */
-export function crowdsOf(value: unknown, cohortExists: (code: string) => boolean = () => false): string[] {
+/** Why a cohort code cannot be a crowd (unknown, never computed), or null when it can. */
+export type CohortCheck = (code: string) => string | null
+
+/**
+ * crowds: required, `$ALL` or codes of cohorts that `cohortCheck` accepts (cohorts/membership.ts).
+ * The users analysed are the union of the cohorts; `$ALL` anywhere means everyone.
+ */
+export function crowdsOf(value: unknown, cohortCheck: CohortCheck = (code) => `no cohort has the code ${code}`): string[] {
   if (value === undefined) throw badParam('crowds', 'crowds is required: ["$ALL"] for all users, or cohort codes')
   if (!Array.isArray(value) || value.length === 0) throw badParam('crowds', 'crowds must be a non-empty list')
   value.forEach((c, i) => {
     if (typeof c !== 'string' || c === '') throw badParam(`crowds[${i}]`, `crowds[${i}] must be a cohort code or $ALL`)
-    if (c !== '$ALL' && !cohortExists(c)) throw badParam(`crowds[${i}]`, `crowds[${i}]: no cohort has the code ${c}`)
+    const problem = c === '$ALL' ? null : cohortCheck(c)
+    if (problem) throw badParam(`crowds[${i}]`, `crowds[${i}]: ${problem}`)
   })
   return value as string[]
+}
+
+/**
+ * The cohort filter of every analysis, written once: a condition on a user id column (default
+ * `e.distinct_id`) that keeps the members of any of the crowds (their materialised tables), or
+ * `true` for `$ALL`. Codes must have passed crowdsOf.
+ */
+export function crowdSql(crowds: string[], distinctId = 'e.distinct_id'): string {
+  if (crowds.length === 0 || crowds.includes('$ALL')) return 'true'
+  const members = [...new Set(crowds)].map((code) => `SELECT distinct_id FROM ${membersTable(code)}`)
+  return `${distinctId} IN (${members.join(' UNION ALL ')})`
 }
 
 /** samplingFactor: (0, 1], 1 (the default) reads every user. */

@@ -2,6 +2,7 @@ import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
 import type { AnalysisEnv } from './runner'
 
@@ -39,6 +40,7 @@ export interface RetentionRequest {
   breakdown: { by: Breakdown; side: BreakdownSide } | null
   measure: RetentionMeasure | null
   sampling: number
+  crowds: string[]
   limit: number
 }
 
@@ -137,7 +139,7 @@ function measureOf(env: Env, value: unknown, second: EventRef): RetentionMeasure
 export function validateRetention(env: Env, body: Record<string, unknown>): RetentionRequest {
   knownFields(body, FIELDS)
   const { fromDate, toDate } = dateRange(body)
-  crowdsOf(body.crowds)
+  const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
   const firstEvent = eventOf(env, body.firstEvent, 'firstEvent')
   const secondEvent = eventOf(env, body.secondEvent, 'secondEvent')
   const duration = durationOf(body.duration)
@@ -158,6 +160,7 @@ export function validateRetention(env: Env, body: Record<string, unknown>): Rete
     breakdown,
     measure,
     sampling: samplingOf(body.samplingFactor),
+    crowds,
     limit: limitOf(body.limit, 1000),
   }
 }

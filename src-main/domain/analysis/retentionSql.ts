@@ -2,7 +2,7 @@ import { breakdownSql, readsProfile } from './breakdown'
 import { addDays, calendarSql, dsOf, periodAfter, series } from './calendar'
 import { eventSql } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
-import { samplingSql } from './request'
+import { crowdSql, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
 import type { SqlParams } from './sqlParams'
@@ -60,6 +60,7 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
           AND ${samplingSql(req.sampling)}
+          AND ${crowdSql(req.crowds)}
           AND ${filterSql(req.filter, columns, p, nowLocal)}
       ) WHERE f OR r`
 }

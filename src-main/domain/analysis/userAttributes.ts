@@ -4,7 +4,8 @@ import { findUserProperty } from '../schema/planRows'
 import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { resolveProperty, type PropertyExpr } from './eventRefs'
 import { filterSql, type Columns } from './filterSql'
-import { crowdsOf, knownFields, limitOf, recordOf } from './request'
+import { cohortCheck } from '../cohorts/membership'
+import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
 /**
@@ -33,6 +34,7 @@ interface Measure {
 export interface UserAttributeRequest {
   measure: Measure
   filter?: CheckedFilter
+  crowds: string[]
   byFields: Breakdown[]
   limit: number
 }
@@ -136,10 +138,11 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
   kind: 'userAttributes',
   validate(env, body) {
     knownFields(body, FIELDS)
-    crowdsOf(body.crowds)
+    const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     return {
       measure: measureOf(env, body.measure),
       filter: filterOf(env, body.filter),
+      crowds,
       byFields: byFieldsOf(env, body.byFields),
       limit: limitOf(body.limit, 1000),
     }
@@ -157,6 +160,7 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
         SELECT ${perElement ? 'DISTINCT ' : ''}${columns.join(', ')}
         FROM ${profiles(env.columns)}
         WHERE ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+          AND ${crowdSql(req.crowds, 'u.distinct_id')}
       )
       SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure)} AS a
       FROM base

@@ -214,4 +214,69 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'cohorts and tags',
+    sql: `
+      CREATE TABLE cohorts (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key         TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        code            TEXT NOT NULL UNIQUE,
+        name            TEXT NOT NULL,
+        dynamic         INTEGER NOT NULL CHECK (dynamic IN (0, 1)),
+        source          TEXT NOT NULL CHECK (source IN ('rule', 'file')),
+        content         TEXT,
+        file_property   TEXT,
+        status          TEXT NOT NULL CHECK (status IN ('calculating', 'success', 'failed')),
+        fail_reason     TEXT,
+        run             INTEGER NOT NULL DEFAULT 0,
+        user_number     INTEGER,
+        calculated_time INTEGER,
+        attempt_time    INTEGER,
+        created_by      INTEGER REFERENCES accounts(id),
+        created_user    TEXT NOT NULL,
+        create_time     INTEGER NOT NULL,
+        update_time     INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
+
+      CREATE TABLE cohort_file_values (
+        cohort_id INTEGER NOT NULL REFERENCES cohorts(id) ON DELETE CASCADE,
+        value     TEXT NOT NULL,
+        PRIMARY KEY (cohort_id, value)
+      );
+
+      CREATE TABLE tags (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key      TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        code         TEXT NOT NULL UNIQUE,
+        name         TEXT NOT NULL,
+        source       TEXT NOT NULL CHECK (source IN ('rule', 'file')),
+        rules        TEXT,
+        status       TEXT NOT NULL CHECK (status IN ('calculating', 'success', 'failed')),
+        fail_reason  TEXT,
+        run          INTEGER NOT NULL DEFAULT 0,
+        created_by   INTEGER REFERENCES accounts(id),
+        created_user TEXT NOT NULL,
+        create_time  INTEGER NOT NULL,
+        update_time  INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
+
+      CREATE TABLE tag_versions (
+        tag_id          INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+        version         INTEGER NOT NULL,
+        user_number     INTEGER NOT NULL,
+        calculated_time INTEGER NOT NULL,
+        PRIMARY KEY (tag_id, version)
+      );
+
+      CREATE TABLE tag_file_values (
+        tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+        xwho   TEXT NOT NULL,
+        value  TEXT NOT NULL,
+        PRIMARY KEY (tag_id, xwho)
+      );
+    `,
+  },
 ]

@@ -1,0 +1,53 @@
+import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { Columns } from '../analysis/filterSql'
+import { column } from '../schema/types'
+
+/**
+ * Matching uploaded values against users (file cohorts and file tags): the values go to a temp
+ * table of the connection in one bound list, never into SQL text, and are compared exactly.
+ */
+
+/** Whether the project has users yet: `user_ids` appears with the first load. */
+export async function hasUsers(conn: DuckDBConnection): Promise<boolean> {
+  const reader = await conn.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'user_ids'")
+  return Number(reader.getRows()[0][0]) > 0
+}
+
+/** An empty members select of the right shape, for a project without users. */
+export const NO_MEMBERS = 'SELECT CAST(NULL AS BIGINT) AS distinct_id, CAST(NULL AS VARCHAR) AS xwho WHERE false'
+
+/** Loads `values` into the temp table `name` (column `value`, and `label` when labels are given). */
+export async function loadValues(conn: DuckDBConnection, name: string, values: string[], labels?: string[]): Promise<void> {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a temp table name: ${name}`)
+  if (labels) {
+    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, [listValue(values), listValue(labels)])
+  } else {
+    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, [listValue(values)])
+  }
+}
+
+/**
+ * The SQL of a string user property over `user_ids e` / `profile_vd u`, and whether the profile is
+ * needed; null when the property has no column yet (no user can match).
+ */
+export function userPropertySql(propertyId: string, columns: Columns): { sql: string; profile: boolean } | null {
+  if (propertyId === 'xwho') return { sql: 'e.xwho', profile: false }
+  if (!columns.user.has(propertyId)) return null
+  return { sql: `u.${column(propertyId)}`, profile: true }
+}
+
+/** Users whose property equals one of the values of temp table `values`: (distinct_id, xwho). */
+export function fileMembersSql(property: { sql: string; profile: boolean }): string {
+  return `SELECT e.distinct_id, e.xwho FROM user_ids e
+    ${property.profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+    WHERE ${property.sql} IN (SELECT value FROM file_values)`
+}
+
+/** How many distinct values of temp table `file_values` matched at least one user. */
+export async function matchedValues(conn: DuckDBConnection, property: { sql: string; profile: boolean } | null, users: boolean): Promise<number> {
+  if (!property || !users) return 0
+  const reader = await conn.runAndReadAll(`SELECT count(DISTINCT ${property.sql}) FROM user_ids e
+    ${property.profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+    WHERE ${property.sql} IN (SELECT value FROM file_values)`)
+  return Number(reader.getRows()[0][0])
+}

@@ -1,0 +1,164 @@
+import type { MetaDb } from '../../store/meta'
+import { localStamp } from '../analysis/runner'
+import type { Operator } from '../context'
+import { alreadyExists, badParam, quotaReached } from '../errors'
+import type { ProjectScope } from '../platform/projects'
+
+export { CODE, membersTable } from './membership'
+
+/**
+ * The cohort records in the metadata database (migration 4) and their API shape (spec 2.6).
+ * Codes are `c` + the cohort's id (`c12`): unique across projects, never reused after a delete
+ * (ids come from AUTOINCREMENT), and safe as an identifier part, so the members live in the
+ * warehouse table `cohort_<code>` (`cohort_c12`).
+ */
+
+export type CohortStatus = 'calculating' | 'success' | 'failed'
+export type CohortSource = 'rule' | 'file'
+
+export interface CohortRow {
+  id: number
+  app_key: string
+  code: string
+  name: string
+  dynamic: 0 | 1
+  source: CohortSource
+  content: string | null
+  file_property: string | null
+  status: CohortStatus
+  fail_reason: string | null
+  run: number
+  user_number: number | null
+  calculated_time: number | null
+  attempt_time: number | null
+  created_by: number | null
+  created_user: string
+  create_time: number
+  update_time: number
+}
+
+/** The settings key of the most cohorts a project may hold, and its default. */
+export const QUOTA_KEY = 'quota.cohorts'
+export const DEFAULT_QUOTA = 500
+/** What createdUser says for objects the API created without loginUser. */
+export const API_CREATOR = 'API'
+export const NAME_MAX = 100
+
+export function cohortById(meta: MetaDb, appKey: string, id: number): CohortRow | undefined {
+  return meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND id = ?').get(appKey, id) as CohortRow | undefined
+}
+
+export function cohortByCode(meta: MetaDb, appKey: string, code: string): CohortRow | undefined {
+  return meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND code = ?').get(appKey, code) as CohortRow | undefined
+}
+
+/** A cohort of the project by its path id; unknown is a 400 naming `id`. */
+export function existingCohort(meta: MetaDb, appKey: string, id: number): CohortRow {
+  const row = cohortById(meta, appKey, id)
+  if (!row) throw badParam('id', `no cohort of this project has the id ${id}`)
+  return row
+}
+
+/** The display name of an account (name, else user name, else e-mail); the API without one. */
+export function creatorName(meta: MetaDb, operator: Operator | null): string {
+  if (!operator) return API_CREATOR
+  const row = meta.prepare('SELECT name, user_name, email FROM accounts WHERE id = ?').get(operator.id) as { name: string | null; user_name: string | null; email: string } | undefined
+  return row?.name || row?.user_name || row?.email || operator.email
+}
+
+export function cohortQuota(meta: MetaDb): number {
+  const value = meta.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(QUOTA_KEY) as string | undefined
+  const n = Number(value)
+  return value !== undefined && Number.isInteger(n) && n >= 0 ? n : DEFAULT_QUOTA
+}
+
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw badParam('name', 'name is required')
+  if (name.trim().length > NAME_MAX) throw badParam('name', `name: at most ${NAME_MAX} characters`)
+  return name.trim()
+}
+
+/** Name free and quota not reached; call inside the transaction that inserts. */
+export function checkRoom(meta: MetaDb, appKey: string, name: string): void {
+  if (meta.prepare('SELECT 1 FROM cohorts WHERE app_key = ? AND name = ?').get(appKey, name)) throw alreadyExists(`a cohort named ${name} already exists`)
+  const quota = cohortQuota(meta)
+  const held = meta.prepare('SELECT count(*) FROM cohorts WHERE app_key = ?').pluck().get(appKey) as number
+  if (held >= quota) throw quotaReached(`a project holds at most ${quota} cohorts`)
+}
+
+export interface NewCohortRow {
+  name: string
+  dynamic: 0 | 1
+  source: CohortSource
+  content: string | null
+  fileProperty: string | null
+  operator: Operator | null
+  now: number
+}
+
+/** Inserts a cohort (status calculating, run 0) and gives it its code; returns the row. */
+export function insertCohort(meta: MetaDb, appKey: string, input: NewCohortRow): CohortRow {
+  const creator = creatorName(meta, input.operator)
+  return meta.transaction(() => {
+    checkRoom(meta, appKey, input.name)
+    const { lastInsertRowid } = meta
+      .prepare(
+        `INSERT INTO cohorts (app_key, code, name, dynamic, source, content, file_property, status, created_by, created_user, create_time, update_time)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'calculating', ?, ?, ?, ?)`,
+      )
+      .run(appKey, `pending-${input.now}-${Math.random()}`, input.name, input.dynamic, input.source, input.content, input.fileProperty, input.operator?.id ?? null, creator, input.now, input.now)
+    const id = Number(lastInsertRowid)
+    meta.prepare('UPDATE cohorts SET code = ? WHERE id = ?').run(`c${id}`, id)
+    return cohortById(meta, appKey, id)!
+  })()
+}
+
+/** Only the creator deletes (spec 4.5): the API's own cohorts without loginUser, an account's with it. */
+export function checkOwner(row: { created_by: number | null; name: string }, operator: Operator | null, what = 'cohort'): void {
+  if ((operator?.id ?? null) === row.created_by) return
+  throw badParam(
+    'loginUser',
+    operator
+      ? `the ${what} ${row.name} was not created by ${operator.email}; only its creator may delete it`
+      : `the ${what} ${row.name} was created by an account; only that account (as loginUser) may delete it`,
+  )
+}
+
+export interface CohortView {
+  id: number
+  code: string
+  name: string
+  dynamic: number
+  userNumber: number | null
+  status: CohortStatus
+  calculatedTime: string | null
+  source?: CohortSource
+  createdTime?: string
+  createdUser?: string
+  updatedTime?: string
+  content?: unknown
+  failReason?: string | null
+}
+
+export function cohortView(row: CohortRow, scope: ProjectScope, needMore: boolean): CohortView {
+  const stamp = (ms: number | null) => (ms === null ? null : localStamp(ms, scope.timeZone))
+  const view: CohortView = {
+    id: row.id,
+    code: row.code,
+    name: row.name,
+    dynamic: row.dynamic,
+    userNumber: row.user_number,
+    status: row.status,
+    calculatedTime: stamp(row.calculated_time),
+  }
+  if (!needMore) return view
+  return {
+    ...view,
+    source: row.source,
+    createdTime: stamp(row.create_time)!,
+    createdUser: row.created_user,
+    updatedTime: stamp(row.update_time)!,
+    content: row.content === null ? '' : JSON.parse(row.content),
+    failReason: row.fail_reason,
+  }
+}

@@ -1,0 +1,184 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { MetaDb } from '../../store/meta'
+import { SqlParams } from '../analysis/sqlParams'
+import type { DomainContext } from '../context'
+import { badParam } from '../errors'
+import type { ProjectScope } from '../platform/projects'
+import { propertyColumns } from '../schema/columns'
+import { column, type DataType } from '../schema/types'
+import { jsonLines, jsonValue, streamRows } from '../streaming'
+import { resolveTags, type TagPick } from '../tags/versions'
+import { cohortByCode, membersTable, type CohortRow } from './store'
+
+/**
+ * The users of a cohort (spec 4.5 cohort/users and its export): in distinct_id order, each a flat
+ * object of the requested user properties (null when empty), distinct_id, xwho, and `tag.<code>`
+ * for requested tags. Datetimes read yyyy-MM-dd HH:mm:ss; a masked property (plan masking 1)
+ * reads MASK where it has a value.
+ */
+
+export const MASK = '******'
+/** The most users one non-streamed answer returns (limit without paging, pageSize with it). */
+export const MAX_BATCH = 100_000
+export const DEFAULT_LIMIT = 1000
+
+export interface UsersBody {
+  cohortCode?: unknown
+  limit?: unknown
+  page?: unknown
+  pageSize?: unknown
+  properties?: unknown
+  tags?: unknown
+}
+
+export interface UsersPage {
+  count: number
+  page: number
+  size: number
+  users: Record<string, unknown>[]
+}
+
+interface OutColumn {
+  key: string
+  alias: string
+  sql: string
+  /** Reads profile_vd (as `u`). */
+  profile?: boolean
+}
+
+/** A cohort whose members have been computed; anything else is a 400 naming `cohortCode`. */
+function usableCohort(meta: MetaDb, appKey: string, code: unknown): CohortRow {
+  if (typeof code !== 'string' || code === '') throw badParam('cohortCode', 'cohortCode is required')
+  const row = cohortByCode(meta, appKey, code)
+  if (!row) throw badParam('cohortCode', `cohortCode: no cohort of this project has the code ${code}`)
+  if (row.calculated_time === null) throw badParam('cohortCode', `cohortCode: the cohort ${code} has no members yet (status ${row.status})`)
+  return row
+}
+
+interface PropertyRow {
+  id: string
+  data_type: DataType
+  masking: number
+}
+
+/** The requested user properties (default: the visible ones of the plan), each as output SQL. */
+function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
+  let rows: PropertyRow[]
+  if (value === undefined || value === null) {
+    rows = meta
+      .prepare('SELECT id, data_type, masking FROM plan_user_properties WHERE app_key = ? AND visible = 1 AND (plan = 1 OR data_status = 1) ORDER BY rowid')
+      .all(appKey) as PropertyRow[]
+  } else {
+    if (!Array.isArray(value)) throw badParam('properties', 'properties must be a list of user property ids')
+    const find = meta.prepare('SELECT id, data_type, masking FROM plan_user_properties WHERE app_key = ? AND id = ?')
+    rows = value.map((id, i) => {
+      const row = typeof id === 'string' ? (find.get(appKey, id.toLowerCase()) as PropertyRow | undefined) : undefined
+      if (!row) throw badParam(`properties[${i}]`, `properties[${i}]: ${String(id)} is not a user property of this project`)
+      return row
+    })
+  }
+  const unique = [...new Map(rows.map((r) => [r.id, r])).values()]
+  return unique.map((r, i) => {
+    let sql = 'NULL'
+    const profile = r.id !== 'xwho' && r.id !== 'distinct_id' && existing.has(r.id)
+    if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
+    else if (profile) sql = r.data_type === 'datetime' ? `strftime(u.${column(r.id)}, '%Y-%m-%d %H:%M:%S')` : `u.${column(r.id)}`
+    if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
+    return { key: r.id, alias: `p${i}`, sql, profile }
+  })
+}
+
+/** The output columns in order: the properties, distinct_id and xwho (when not requested), the tags. */
+function outColumns(props: OutColumn[], tags: TagPick[]): OutColumn[] {
+  const base = ['distinct_id', 'xwho'].filter((k) => !props.some((p) => p.key === k)).map((k) => ({ key: k, alias: k, sql: `m.${k}` }))
+  return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `t${i}.value` }))]
+}
+
+function selectSql(cohort: CohortRow, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
+  const profile = columns.some((c) => c.profile)
+  const tagJoins = tags.map((t, i) => `LEFT JOIN ${t.table} t${i} ON t${i}.distinct_id = m.distinct_id AND t${i}.version = ${p.add(t.version)}`)
+  return `SELECT ${columns.map((c) => `${c.sql} AS ${c.alias}`).join(', ')}
+    FROM ${membersTable(cohort.code)} m
+    ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
+    ${tagJoins.join('\n    ')}
+    ORDER BY m.distinct_id
+    ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} OFFSET ${p.add(window.offset)}`
+}
+
+function shape(row: Record<string, unknown>, columns: OutColumn[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const c of columns) out[c.key] = jsonValue(row[c.alias] ?? null)
+  return out
+}
+
+function whole(value: unknown, field: string, max?: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || (max !== undefined && value > max)) {
+    throw badParam(field, `${field} must be a whole number from 1${max === undefined ? '' : ` to ${max}`}`)
+  }
+  return value
+}
+
+/**
+ * Paging (spec 4.5, 8): without page, the first `limit` users (default 1000); with page (from 1),
+ * pageSize is required and at most limit, and limit defaults to the cohort's user count.
+ */
+function windowOf(body: UsersBody, count: number): { offset: number; take: number; page: number } {
+  const given = (v: unknown) => v !== undefined && v !== null
+  if (!given(body.page)) {
+    if (given(body.pageSize)) throw badParam('page', 'page is required with pageSize (pages start at 1)')
+    return { offset: 0, take: given(body.limit) ? whole(body.limit, 'limit', MAX_BATCH) : DEFAULT_LIMIT, page: 1 }
+  }
+  const page = whole(body.page, 'page')
+  if (!given(body.pageSize)) throw badParam('pageSize', 'pageSize is required with page')
+  const pageSize = whole(body.pageSize, 'pageSize', MAX_BATCH)
+  const limit = given(body.limit) ? whole(body.limit, 'limit') : count
+  if (given(body.limit) && pageSize > limit) throw badParam('pageSize', `pageSize must not exceed limit (${limit})`)
+  const offset = (page - 1) * pageSize
+  return { offset, take: Math.max(0, Math.min(pageSize, limit - offset)), page }
+}
+
+async function existingColumns(conn: DuckDBConnection): Promise<Set<string>> {
+  return new Set((await propertyColumns(conn, 'profile_vd')).keys())
+}
+
+export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body: UsersBody): Promise<UsersPage> {
+  const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
+  const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
+  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+    const columns = outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(conn)), tags)
+    const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${membersTable(cohort.code)}`)).getRows()[0][0])
+    const { offset, take, page } = windowOf(body, count)
+    if (take === 0) return { count, page, size: 0, users: [] }
+    const p = new SqlParams()
+    const sql = selectSql(cohort, columns, tags, p, { limit: take, offset })
+    const rows = (await conn.runAndReadAll(sql, p.values as never)).getRowObjectsJS()
+    const users = rows.map((r) => shape(r, columns))
+    return { count, page, size: users.length, users }
+  })
+}
+
+/**
+ * The export: one JSON user object per line, read in chunks (constant memory). Checks run when
+ * the first piece is asked for, so a bad request is still an ordinary JSON error.
+ */
+export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope, body: UsersBody, signal: AbortSignal): AsyncGenerator<string> {
+  const extra = Object.keys(body).find((k) => !['cohortCode', 'limit', 'properties', 'tags'].includes(k))
+  if (extra) throw badParam(extra, `${extra} is not a parameter of the export`)
+  const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
+  const limit = body.limit === undefined || body.limit === null ? null : whole(body.limit, 'limit')
+  const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
+  const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
+  let columns: OutColumn[]
+  try {
+    columns = outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(session.conn)), tags)
+  } catch (err) {
+    session.close()
+    throw err
+  }
+  const p = new SqlParams()
+  const sql = selectSql(cohort, columns, tags, p, { limit, offset: 0 })
+  async function* shaped() {
+    for await (const rows of streamRows(session, sql, p.values, signal)) yield rows.map((r) => shape(r, columns))
+  }
+  yield* jsonLines(shaped())
+}

@@ -1,0 +1,94 @@
+import { MAX_FILE_BYTES } from '../../domain/cohorts/sheet'
+import { NAME_MAX } from '../../domain/cohorts/store'
+import { TAG_LIMITS } from '../../domain/tags/tags'
+
+/** JSON schemas of tags (a UBA Desk definition; spec 2.9 only shows `tag.<code>` in user details). */
+
+export const TAGS_ABOUT = `A tag is a named value per user. It is computed from rules (an ordered list of {value, content}, content being cohort rule content; a user gets the value of the first rule they match, users matching none have no value) or imported from a file (two columns: xwho, value). Each computation (creation, recalculate) adds a version numbered 1, 2, ...: a snapshot kept in the warehouse table tag_<code> (version INTEGER, distinct_id BIGINT, value VARCHAR), earlier versions kept. Values are text. User details (cohort/users, cohort/users/export, users/personal, cohort/users/{xwho}) take tags: [{code, version?}] and return tag.<code>: the value at that version (default the latest), or null. Codes are t + id (e.g. t3).`
+
+export const tagCodeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', description: 'Tag code, e.g. t3.' } },
+} as const
+
+export const newTagBody = {
+  type: 'object',
+  required: ['name', 'rules'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: NAME_MAX, 'x-rule': `1-${NAME_MAX} characters`, description: 'Unique name in the project (in use: 501/50101).' },
+    rules: {
+      type: 'array',
+      minItems: 1,
+      maxItems: TAG_LIMITS.rules,
+      description: `1-${TAG_LIMITS.rules} rules in priority order, each {value (1-${TAG_LIMITS.value} characters), content (cohort rule content, see POST /uba/api/cohort)}. A malformed rule is a 400 naming its path, e.g. rules[1].content.ruleGroup[0].rules[0].function.`,
+      items: { type: 'object' },
+    },
+  },
+} as const
+
+const version = {
+  type: 'object',
+  properties: {
+    version: { type: 'integer' },
+    userNumber: { type: 'integer', description: 'Users with a value in this version.' },
+    calculatedTime: { type: 'string', description: 'The moment the version was computed as of, yyyy-MM-dd HH:mm:ss (project time zone).' },
+  },
+} as const
+
+export const tagRecord = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    code: { type: 'string' },
+    name: { type: 'string' },
+    source: { type: 'string', enum: ['rule', 'file'] },
+    status: { type: 'string', enum: ['calculating', 'success', 'failed'], description: 'Of the latest computation.' },
+    failReason: { type: ['string', 'null'] },
+    createdUser: { type: 'string', description: 'Display name of the loginUser account, or "API".' },
+    createdTime: { type: 'string' },
+    updatedTime: { type: 'string', description: 'The creation or the latest version.' },
+    rules: { description: 'The rules as stored ({value, content}), or null for a file tag.' },
+    versions: { type: 'array', items: version },
+  },
+} as const
+
+export const createdTag = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    code: { type: 'string' },
+    name: { type: 'string' },
+    status: { type: 'string', enum: ['calculating'] },
+    createTime: { type: 'string' },
+  },
+} as const
+
+export const fileTagBody = {
+  content: {
+    'multipart/form-data': {
+      // documentation only: the multipart reader does not fill the body, the route checks the parts
+      schema: {
+        description: 'name and file are required.',
+        properties: {
+          name: { type: 'string', description: 'Unique name.' },
+          file: { type: 'string', format: 'binary', description: `Excel workbook (first sheet) or CSV file with two columns, xwho and value, at most ${MAX_FILE_BYTES / 1024 / 1024} MB.` },
+        },
+      },
+    },
+  },
+} as const
+
+export const fileTag = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    code: { type: 'string' },
+    name: { type: 'string' },
+    version: { type: 'integer', enum: [1] },
+    userNumber: { type: 'integer' },
+    matched: { type: 'integer', description: 'Rows (distinct xwho) whose xwho is a user of the project.' },
+    unmatched: { type: 'integer', description: 'Rows whose xwho is no user.' },
+  },
+} as const
