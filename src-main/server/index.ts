@@ -13,6 +13,7 @@ import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
 import memberRoutes from './routes/members'
 import metaRoutes from './routes/meta'
+import peopleRoutes from './routes/people'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import sampleRoutes from './routes/sample'
@@ -94,5 +95,6 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)
   await app.register(tagRoutes, ctx)
+  await app.register(peopleRoutes, ctx)
   return app
 }

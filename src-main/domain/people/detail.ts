@@ -1,0 +1,66 @@
+import { SqlParams } from '../analysis/sqlParams'
+import type { DomainContext } from '../context'
+import { badParam } from '../errors'
+import type { ProjectScope } from '../platform/projects'
+import { resolveTags, tagValuesFor } from '../tags/versions'
+import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
+import { maskedUserProperties, shownValue } from './values'
+
+/**
+ * One user's detail (spec 2.9, 4.6): a flat object of user property ids to values (null when
+ * empty), then `tag.<code>` keys for the requested tags (their values come from domain/tags).
+ */
+
+const FIELDS = ['properties', 'tags']
+
+function knownFields(body: Record<string, unknown>): void {
+  const extra = Object.keys(body).find((k) => !FIELDS.includes(k))
+  if (extra !== undefined) throw badParam(extra, `${extra} is not a parameter of the user detail`)
+}
+
+/**
+ * The user properties to show. Requested ids must be user properties of the plan (else 400 naming
+ * `properties[i]`); repeats are shown once. Omitted or []: every visible user property, `xwho`
+ * first, then as the plan lists them (preset first, then by id); hidden ones (such as
+ * `distinct_id`) only when asked for by id.
+ */
+export function detailProperties(ctx: DomainContext, appKey: string, value: unknown): string[] {
+  const rows = ctx.meta.prepare('SELECT id, visible FROM plan_user_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as { id: string; visible: number }[]
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
+    const visible = rows.filter((r) => r.visible === 1).map((r) => r.id)
+    return visible.includes('xwho') ? ['xwho', ...visible.filter((id) => id !== 'xwho')] : visible
+  }
+  if (!Array.isArray(value)) throw badParam('properties', 'properties must be an array of user property ids')
+  const known = new Set(rows.map((r) => r.id))
+  value.forEach((id, i) => {
+    if (typeof id !== 'string' || !known.has(id)) throw badParam(`properties[${i}]`, `properties[${i}]: ${String(id)} is not a user property of this project`)
+  })
+  return [...new Set(value as string[])]
+}
+
+/** A user's detail. Unknown user: 400 naming `xwho` or `distinctId`. */
+export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: UserKey, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  knownFields(body)
+  const properties = detailProperties(ctx, scope.appKey, body.properties)
+  // checked before the user is looked up, so a bad tag is refused whoever is asked for
+  const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
+  const masked = maskedUserProperties(ctx.meta, scope.appKey)
+  const { user, profile } = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+    const query = queryOn(conn)
+    const user = await findUser(query, key)
+    const p = new SqlParams()
+    // every profile column: the few that were asked for are picked below, a missing one is null
+    const rows = await query(`SELECT * EXCLUDE (distinct_id, xwho) FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)
+    return { user, profile: rows[0] ?? {} }
+  })
+  const base: Record<string, unknown> = { ...profile, xwho: user.xwho, distinct_id: user.distinctId }
+  const detail: Record<string, unknown> = {}
+  for (const id of properties) detail[id] = shownValue(base[id], masked.has(id))
+  if (tags.length > 0) Object.assign(detail, (await tagValuesFor(ctx, scope, [user.distinctId], body.tags)).get(user.distinctId))
+  return detail
+}
+
+/** POST /uba/api/users/personal: the user named by exactly one of `distinctId` and `xwho`. */
+export async function personalDetail(ctx: DomainContext, scope: ProjectScope, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return userDetail(ctx, scope, userKeyOf(body), withoutUserKey(body))
+}

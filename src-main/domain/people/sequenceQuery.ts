@@ -1,0 +1,81 @@
+import { dsOf } from '../analysis/calendar'
+import { eventSql, resolveEvent, type EventRef } from '../analysis/eventRefs'
+import { needsProfile, type Columns } from '../analysis/filterSql'
+import { dateRange } from '../analysis/request'
+import type { SqlParams } from '../analysis/sqlParams'
+import { badParam } from '../errors'
+import type { PropertyLookup } from '../expr/filters'
+import type { MetaDb } from '../../store/meta'
+import { shownValue } from './values'
+
+/**
+ * The behaviour sequence of one user (spec 2.9, 4.6), shared by the sequence and its export:
+ * the user's events on the days fromDate..toDate of the project's time zone, newest first.
+ */
+
+export interface SequenceFields {
+  fromDate: string
+  toDate: string
+  /** The selected events, or null for every event. */
+  events: EventRef[] | null
+}
+
+/** Output columns that are not properties; property ids never start with '#'. */
+const EVENT_KEY = '#event'
+const TIME_KEY = '#time'
+
+/**
+ * fromDate, toDate and events. `events` are event ids of the plan (else 400 naming `events[i]`):
+ * a tracked event selects its records; a virtual event the records of its member events that pass
+ * the member's filter (rows still show the tracked event id); `$Anything`, an omitted or empty
+ * list: every event.
+ */
+export function sequenceFields(body: Record<string, unknown>, meta: MetaDb, appKey: string, lookup: PropertyLookup): SequenceFields {
+  const { fromDate, toDate } = dateRange(body)
+  const value = body.events
+  if (value === undefined || value === null) return { fromDate, toDate, events: null }
+  if (!Array.isArray(value)) throw badParam('events', 'events must be an array of event ids')
+  const events = value.map((id, i) => {
+    const field = `events[${i}]`
+    if (typeof id !== 'string' || id === '') throw badParam(field, `${field} must be an event id`)
+    if (!/^[^.\s]+$/.test(id)) throw badParam(field, `${field}: ${id} is not an event of this project`)
+    return resolveEvent(meta, appKey, `event.${id}`, field, lookup)
+  })
+  if (events.length === 0 || events.some((e) => e.kind === 'any')) return { fromDate, toDate, events: null }
+  return { fromDate, toDate, events }
+}
+
+/**
+ * The query: the event id, the time (`time` is the SQL of xwhen as it is shown) and every property
+ * column. Ties in time are broken by event id, then the later-loaded record first, so the order is
+ * the same on every call.
+ */
+export function sequenceSql(
+  distinctId: number,
+  fields: SequenceFields,
+  columns: Columns,
+  p: SqlParams,
+  nowLocal: string,
+  time: (xwhen: string) => string,
+  limit?: number,
+): string {
+  const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, columns, p, nowLocal)).join(' OR ')})` : 'true'
+  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", e.* EXCLUDE (distinct_id, xwho, xwhat, xwhen, ds)
+    FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+    WHERE e.distinct_id = ${p.add(distinctId)}
+      AND e.ds BETWEEN ${p.add(dsOf(fields.fromDate))} AND ${p.add(dsOf(fields.toDate))}
+      AND ${match}
+    ORDER BY e.xwhen DESC, e.xwhat, e.rowid DESC
+    ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`
+}
+
+/** One result row: its event id, its time as the query showed it, and its non-null properties. */
+export function sequenceRow(row: Record<string, unknown>, masked: Set<string>): { eventId: string; time: unknown; properties: Record<string, unknown> } {
+  const properties: Record<string, unknown> = {}
+  for (const key in row) {
+    if (key === EVENT_KEY || key === TIME_KEY || row[key] === null || row[key] === undefined) continue
+    properties[key] = shownValue(row[key], masked.has(key))
+  }
+  return { eventId: String(row[EVENT_KEY]), time: row[TIME_KEY], properties }
+}

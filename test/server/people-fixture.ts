@@ -1,0 +1,63 @@
+import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
+import { startTestServer, type TestServer } from '../helpers/server'
+
+/** Local Shanghai time (UTC+8, no daylight saving) as epoch ms; `local` is yyyy-MM-dd HH:mm[:ss]. */
+export const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}${local.length === 16 ? ':00' : ''}+08:00`)
+
+const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
+
+/**
+ * The data of the single-user tests, in an Asia/Shanghai project:
+ *
+ *   u1  profile: name Ann, age 30, vip true, $phone 13800000000, $city Beijing, tags_list [a, b],
+ *               $signup_time 2024-01-02 09:30:00.250 (local)
+ *       events (local times):
+ *         e6  2024-02-29 23:59  view  $os ios              (the day before the range)
+ *         e1  2024-03-01 07:00  view  $os ios, price 3, $is_login true   (23:00 UTC the day before)
+ *         e2  2024-03-01 12:00  buy   price 9.5, coupon X1, paid_at 2024-03-01 12:00:05
+ *         e5  2024-03-01 12:00  add   price 1               (same moment as e2)
+ *         e3  2024-03-02 23:30  view  $os ios               (last local hour of toDate)
+ *         e4  2024-03-03 00:10  view  $os android          (the next local day, same UTC day as e3)
+ *   u2  no profile; one event 2024-03-01 08:00 view
+ *   u3  profile only: name Bo
+ *   bulk  5000 events tick at 2024-03-10 00:00 + i seconds, n = i
+ */
+export const BULK = 5000
+
+export interface PeopleData {
+  s: TestServer
+  p: { appKey: string; token: string }
+  /** distinct_id by xwho. */
+  ids: Record<string, number>
+}
+
+export async function loadPeople(appKey: string): Promise<PeopleData> {
+  const s = await startTestServer()
+  const p = await newProject(s, appKey, 'Asia/Shanghai')
+  const lines = [
+    rec('u1', '$profile_set', '2024-01-02 09:30', {
+      name: 'Ann', age: 30, vip: true, $phone: '13800000000', $city: 'Beijing', tags_list: ['a', 'b'], $signup_time: '2024-01-02 09:30:00.250',
+    }),
+    rec('u3', '$profile_set', '2024-01-05 10:00', { name: 'Bo' }),
+    rec('u1', 'view', '2024-02-29 23:59', { $os: 'ios' }),
+    rec('u1', 'view', '2024-03-01 07:00', { $os: 'ios', price: 3, $is_login: true }),
+    rec('u1', 'buy', '2024-03-01 12:00', { price: 9.5, coupon: 'X1', paid_at: '2024-03-01 12:00:05' }),
+    rec('u1', 'add', '2024-03-01 12:00', { price: 1 }),
+    rec('u1', 'view', '2024-03-02 23:30', { $os: 'ios' }),
+    rec('u1', 'view', '2024-03-03 00:10', { $os: 'android' }),
+    rec('u2', 'view', '2024-03-01 08:00'),
+  ]
+  const start = sh('2024-03-10 00:00')
+  for (let i = 0; i < BULK; i++) lines.push(JSON.stringify({ xwho: 'bulk', xwhat: 'tick', xwhen: start + i * 1000, xcontext: { n: i } }))
+  const job = await importAndWait(s, p, { path: fixture('people.jsonl', lines.join('\n')) })
+  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  const rows = await warehouseRows(s, appKey, 'SELECT xwho, distinct_id FROM user_ids')
+  const ids = Object.fromEntries(rows.map((r) => [String(r.xwho), Number(r.distinct_id)]))
+  return { s, p, ids }
+}
+
+/** Sets a plan item's masking flag directly: the API has no way to set it yet. */
+export function setMasking(s: TestServer, appKey: string, table: 'plan_user_properties' | 'plan_event_properties', id: string, masking: 0 | 1): void {
+  const changed = s.app.ctx.meta.prepare(`UPDATE ${table} SET masking = ? WHERE app_key = ? AND id = ?`).run(masking, appKey, id).changes
+  if (changed !== 1) throw new Error(`no plan item ${id} in ${table}`)
+}
