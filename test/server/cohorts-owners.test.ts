@@ -98,8 +98,14 @@ describe('cohort names, quota and ownership', () => {
   it('fails rather than replace a dimension table that holds the name of its members table', async () => {
     const next = Number(s.app.ctx.meta.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'cohorts'").pluck().get()) + 1
     const table = `cohort_c${next}`
+    // the dimension API refuses the cohort_ prefix now; a project made before that may still have one
     const dim = await s.call('POST', '/uba/api/project/dimensions', { headers: p, body: { table, columns: { k: 'string' }, rows: [{ k: 'kept' }] } })
-    expect(dim.status, JSON.stringify(dim.body)).toBe(200)
+    expect(dim.status).toBe(400)
+    await s.app.ctx.warehouse.withConnection(p.appKey, 'UTC', async (conn) => {
+      await conn.run(`CREATE TABLE ${table} (k VARCHAR)`)
+      await conn.run(`INSERT INTO ${table} VALUES ('kept')`)
+    })
+    s.app.ctx.meta.prepare('INSERT INTO dimension_tables (app_key, name, create_time, update_time) VALUES (?, ?, 0, 0)').run(p.appKey, table)
     const res = await create('Clashing')
     expect(res.body.code).toBe(`c${next}`)
     const cohort = await settled(s, p, res.body.id)

@@ -130,6 +130,8 @@ describe('create rules: each rejected request answers 400 naming the parameter a
     [{ ...T, table: 'event_vd', rows: [{ id: 'a' }] }, ['table'], 'table: event_vd is a name the warehouse keeps for its own tables'],
     [{ ...T, table: 'Profile_VD', rows: [{ id: 'a' }] }, ['table'], null],
     [{ ...T, table: 'user_ids', rows: [{ id: 'a' }] }, ['table'], null],
+    [{ ...T, table: 'cohort_c1', rows: [{ id: 'a' }] }, ['table'], 'table: cohort_c1 is a name the warehouse keeps for its own tables'],
+    [{ ...T, table: 'Tag_t1', rows: [{ id: 'a' }] }, ['table'], null],
     [{ ...T, table: 'select', rows: [{ id: 'a' }] }, ['table'], 'table: select is a reserved word of the SQL dialect'],
     [{ table: 't_bad', rows: [{ id: 'a' }] }, ['columns'], 'columns is required'],
     [{ table: 't_bad', columns: {}, rows: [{ id: 'a' }] }, ['columns'], null],
