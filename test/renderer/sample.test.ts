@@ -31,10 +31,10 @@ async function openImport(colorScheme: 'light' | 'dark'): Promise<{ page: Page; 
 }
 
 describe('Import view: sample data', () => {
-  it('offers sample data to an empty project, next to the plans for file imports', async () => {
+  it('offers sample data to an empty project, next to the file import', async () => {
     const { page, problems } = await openImport('light')
     await page.getByRole('heading', { name: 'Load sample data' }).waitFor()
-    await page.getByText('Importing files from this view comes in a later version; until then use uba-desk import or the import API (see /docs).').waitFor()
+    await page.getByRole('heading', { name: 'Import a file' }).waitFor()
     expect(await page.getByTestId('sample-users').inputValue()).toBe('20000')
     expect(await page.getByTestId('sample-days').inputValue()).toBe('90')
     await page.screenshot({ path: join(RESULTS, 'sample-card.png'), fullPage: true })
@@ -72,7 +72,7 @@ describe('Import view: sample data', () => {
 
     // a project with data is not offered the sample again
     const again = await openImport('light')
-    await again.page.getByText('Importing files from this view comes in a later version; until then use uba-desk import or the import API (see /docs).').waitFor()
+    await again.page.getByRole('heading', { name: 'Import a file' }).waitFor()
     await eventually(async () => (await again.page.getByTestId('sample-card').count()) === 0)
     await again.page.context().close()
   })

@@ -108,11 +108,11 @@ describe('Settings view in a browser', () => {
     await page.context().close()
   })
 
-  it('placeholder views say honestly what they will do', async () => {
+  it('the sidebar leads to the Import view', async () => {
     const page = await openConnectLink('light')
     await page.getByRole('link', { name: 'Import' }).click()
     await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor()
-    await page.getByText('Importing files from this view comes in a later version; until then use uba-desk import or the import API (see /docs).').waitFor()
+    await page.getByRole('heading', { name: 'Import a file' }).waitFor()
     expect(page.url()).toMatch(/#\/import$/)
     await page.screenshot({ path: join(RESULTS, 'import.png'), fullPage: true })
     await page.context().close()

@@ -1,0 +1,188 @@
+import { defineStore } from 'pinia'
+import { computed, reactive, ref, shallowRef } from 'vue'
+import {
+  formatOfName, previewImport, previewPart, startImport, type ImportKind, type ImportMapping, type ImportPreview,
+} from '../api/importFiles'
+import type { UploadProgress } from '../api/upload'
+import type { DataType } from '../api/schema'
+import { useImportJobsStore } from './importJobs'
+import { useSessionStore } from './session'
+
+type PreviewState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** How a tabular file's columns become a record: the user, the event and the time, then properties. */
+export interface MappingDraft {
+  xwho: string
+  /** The event comes from a column, or is one fixed id for every row. */
+  eventFrom: 'column' | 'fixed'
+  xwhat: string
+  event: string
+  xwhen: string
+  /** Column -> property id (a rename), or null to leave it out; absent: the default id. */
+  properties: Record<string, string | null>
+  /** Property id -> type, for a new property whose inferred type is not wanted. */
+  types: Record<string, DataType>
+}
+
+const PREVIEW_DELAY_MS = 350
+
+function emptyMapping(): MappingDraft {
+  return { xwho: '', eventFrom: 'column', xwhat: '', event: '', xwhen: '', properties: {}, types: {} }
+}
+
+/**
+ * The file import being prepared in the Import view: the file, its options and mapping, and the
+ * server's preview of them. Starting it hands the job to the import jobs store.
+ */
+export const useImportStore = defineStore('import', () => {
+  const session = useSessionStore()
+  const jobs = useImportJobsStore()
+
+  const file = shallowRef<File | null>(null)
+  const kind = ref<ImportKind>('events')
+  const sheet = ref('')
+  const mapping = reactive<MappingDraft>(emptyMapping())
+  const onError = ref<'skip' | 'abort'>('skip')
+  const dedupe = ref(false)
+
+  const preview = shallowRef<ImportPreview | null>(null)
+  const previewState = ref<PreviewState>('idle')
+  const previewError = ref<Error | null>(null)
+  const upload = ref<UploadProgress | null>(null)
+  const starting = ref(false)
+  const startError = ref<Error | null>(null)
+
+  let part: Promise<File> | null = null
+  let seq = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let uploadAbort: AbortController | null = null
+
+  /** SDK records (JSON) route themselves; other files need the mapping. */
+  const tabular = computed(() => preview.value !== null && preview.value.kind !== 'records')
+  const format = computed(() => preview.value?.format ?? (file.value ? formatOfName(file.value.name) : null))
+
+  /** The mapping as the API takes it; `guess` leaves it empty so the server proposes one. */
+  function requestMapping(): ImportMapping {
+    const m: ImportMapping = {}
+    if (mapping.xwho) m.xwho = mapping.xwho
+    if (kind.value === 'events') {
+      if (mapping.eventFrom === 'column' && mapping.xwhat) m.xwhat = mapping.xwhat
+      if (mapping.eventFrom === 'fixed' && mapping.event.trim()) m.event = mapping.event.trim()
+      if (mapping.xwhen) m.xwhen = mapping.xwhen
+    }
+    const used = new Set([m.xwho, m.xwhat, m.xwhen])
+    const properties = Object.fromEntries(Object.entries(mapping.properties).filter(([column]) => !used.has(column)))
+    if (Object.keys(properties).length > 0) m.properties = properties
+    if (Object.keys(mapping.types).length > 0) m.types = { ...mapping.types }
+    return m
+  }
+
+  function adoptGuess(guess: ImportMapping | null): void {
+    Object.assign(mapping, emptyMapping(), {
+      xwho: guess?.xwho ?? '',
+      xwhat: guess?.xwhat ?? '',
+      xwhen: guess?.xwhen ?? '',
+      event: guess?.event ?? '',
+      eventFrom: guess?.event ? 'fixed' : 'column',
+    })
+  }
+
+  async function runPreview(guess: boolean): Promise<void> {
+    const chosen = file.value
+    if (!chosen) return
+    const auth = session.projectAuth
+    const mine = ++seq
+    previewState.value = 'loading'
+    previewError.value = null
+    try {
+      part ??= previewPart(chosen)
+      const options = { kind: kind.value, sheet: sheet.value || undefined, format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping() }
+      const result = await previewImport(auth, await part, options)
+      // a newer preview, another file or another project makes this answer stale
+      if (mine !== seq || chosen !== file.value || auth.appKey !== session.appKey) return
+      if (guess) adoptGuess(result.mapping)
+      preview.value = result
+      previewState.value = 'ready'
+    } catch (err) {
+      if (mine !== seq || chosen !== file.value) return
+      previewError.value = err as Error
+      previewState.value = 'error'
+    }
+  }
+
+  /** Previews again after the user stops changing the mapping for a moment. */
+  function refresh(): void {
+    clearTimeout(timer)
+    // without a first preview there is no mapping yet: the server proposes one again
+    const guess = preview.value === null
+    timer = setTimeout(() => void runPreview(guess), PREVIEW_DELAY_MS)
+  }
+
+  function choose(next: File): void {
+    reset()
+    file.value = next
+    void runPreview(true)
+  }
+
+  /** Events or profiles: the columns mean different things, so the mapping is guessed again. */
+  function setKind(next: ImportKind): void {
+    kind.value = next
+    void runPreview(true)
+  }
+
+  function setSheet(next: string): void {
+    sheet.value = next
+    void runPreview(true)
+  }
+
+  async function start(): Promise<boolean> {
+    const chosen = file.value
+    if (!chosen || starting.value) return false
+    const auth = session.projectAuth
+    starting.value = true
+    startError.value = null
+    upload.value = { loaded: 0, total: chosen.size }
+    uploadAbort = new AbortController()
+    try {
+      const options = { kind: kind.value, sheet: sheet.value || undefined, format: format.value ?? undefined, onError: onError.value, dedupe: dedupe.value }
+      const job = await startImport(auth, chosen, tabular.value ? { ...options, mapping: requestMapping() } : options, {
+        onProgress: (p) => (upload.value = p),
+        signal: uploadAbort.signal,
+      })
+      if (auth.appKey === session.appKey) jobs.follow(job)
+      reset()
+      return true
+    } catch (err) {
+      if (!(err instanceof DOMException && err.name === 'AbortError')) startError.value = err as Error
+      return false
+    } finally {
+      starting.value = false
+      upload.value = null
+      uploadAbort = null
+    }
+  }
+
+  /** Stops an upload still under way (nothing has been queued yet). */
+  function stopUpload(): void {
+    uploadAbort?.abort()
+  }
+
+  function reset(): void {
+    clearTimeout(timer)
+    seq++
+    part = null
+    file.value = null
+    kind.value = 'events'
+    sheet.value = ''
+    Object.assign(mapping, emptyMapping())
+    preview.value = null
+    previewState.value = 'idle'
+    previewError.value = null
+    startError.value = null
+  }
+
+  return {
+    file, kind, sheet, mapping, onError, dedupe, preview, previewState, previewError, upload, starting, startError, tabular, format,
+    choose, setKind, setSheet, refresh, start, stopUpload, reset,
+  }
+})

@@ -1,0 +1,169 @@
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import {
+  createVirtualEvent, declareEvent, declareUserProperty, listEventProperties, listEvents, listMetaEventProperties, listMetaEvents,
+  listMetaUserProperties, listUserProperties, updateEvent, updateEventProperty, updateUserProperty, updateVirtualEvent,
+  type MetaEvent, type MetaProperty, type PlanChanges, type PlanEvent, type PlanEventProperty, type PlanUserProperty, type VirtualEventInput,
+} from '../api/schema'
+import { useSessionStore } from './session'
+
+type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** A name or remark as a declaration sends it: absent rather than empty. */
+function text(value: string | null | undefined): string | undefined {
+  return value ? value : undefined
+}
+
+/**
+ * The tracking plan of the current project: events, their properties, user properties and
+ * virtual events, and the edits made to them. Every edit reloads what it changed from the server,
+ * so what is shown is always what the API holds.
+ */
+export const useSchemaStore = defineStore('schema', () => {
+  const session = useSessionStore()
+
+  const owner = ref('')
+  const state = ref<LoadState>('idle')
+  const error = ref<Error | null>(null)
+  const events = shallowRef<PlanEvent[]>([])
+  const userProperties = shallowRef<PlanUserProperty[]>([])
+  const virtualEvents = shallowRef<MetaEvent[]>([])
+
+  /** The properties of one event at a time (the one being looked at). */
+  const propertiesEvent = ref('')
+  const eventProperties = shallowRef<PlanEventProperty[]>([])
+  const propertiesState = ref<LoadState>('idle')
+  const propertiesError = ref<Error | null>(null)
+
+  /** Property lists for filters, by project and event; dropped whenever the plan is reloaded. */
+  const metaCache = new Map<string, Promise<MetaProperty[]>>()
+
+  const ready = computed(() => owner.value === session.appKey && state.value === 'ready')
+
+  async function load(): Promise<void> {
+    const auth = session.projectAuth
+    if (!auth.appKey) return
+    if (owner.value !== auth.appKey) {
+      state.value = 'loading'
+      propertiesEvent.value = ''
+      eventProperties.value = []
+    }
+    error.value = null
+    metaCache.clear()
+    try {
+      const [e, u, v] = await Promise.all([listEvents(auth), listUserProperties(auth), listMetaEvents(auth, 'virtual')])
+      if (auth.appKey !== session.appKey) return
+      events.value = e
+      userProperties.value = u
+      virtualEvents.value = v
+      owner.value = auth.appKey
+      state.value = 'ready'
+    } catch (err) {
+      if (auth.appKey !== session.appKey) return
+      error.value = err as Error
+      state.value = 'error'
+    }
+  }
+
+  async function loadEventProperties(eventId: string): Promise<void> {
+    const auth = session.projectAuth
+    if (propertiesEvent.value !== eventId) {
+      propertiesEvent.value = eventId
+      eventProperties.value = []
+      propertiesState.value = 'loading'
+    }
+    propertiesError.value = null
+    try {
+      const list = await listEventProperties(auth, eventId)
+      if (propertiesEvent.value !== eventId || auth.appKey !== session.appKey) return
+      eventProperties.value = list
+      propertiesState.value = 'ready'
+    } catch (err) {
+      if (propertiesEvent.value !== eventId) return
+      propertiesError.value = err as Error
+      propertiesState.value = 'error'
+    }
+  }
+
+  /** Saves an event's name and remark; `intoPlan` puts an event outside the plan into it. */
+  async function saveEvent(event: PlanEvent, changes: { name: string; remark: string }, intoPlan: boolean): Promise<void> {
+    const auth = session.projectAuth
+    if (intoPlan && event.plan === 0) await declareEvent(auth, { id: event.id, name: text(changes.name), remark: text(changes.remark) })
+    else await updateEvent(auth, event.id, { name: changes.name || null, remark: changes.remark || null })
+    await load()
+  }
+
+  async function saveUserProperty(property: PlanUserProperty, changes: Required<PlanChanges>, intoPlan: boolean): Promise<void> {
+    const auth = session.projectAuth
+    if (intoPlan && property.plan === 0) {
+      await declareUserProperty(auth, { id: property.id, dataType: changes.dataType, name: text(changes.name), remark: text(changes.remark) })
+    } else {
+      await updateUserProperty(auth, property.id, {
+        name: changes.name || null,
+        remark: changes.remark || null,
+        ...(changes.dataType !== property.dataType ? { dataType: changes.dataType } : {}),
+      })
+    }
+    await load()
+  }
+
+  /**
+   * A property's name, remark and type are the same on every event; putting it into the plan links
+   * it to this event in the plan (the event is declared again with its own name and remark).
+   */
+  async function saveEventProperty(eventId: string, property: PlanEventProperty, changes: Required<PlanChanges>, intoPlan: boolean): Promise<void> {
+    const auth = session.projectAuth
+    if (intoPlan && property.plan === 0) {
+      const event = events.value.find((e) => e.id === eventId)
+      await declareEvent(auth, {
+        id: eventId,
+        name: text(event?.name),
+        remark: text(event?.remark),
+        properties: [{ id: property.id, dataType: changes.dataType, name: text(changes.name), remark: text(changes.remark) }],
+      })
+    } else {
+      await updateEventProperty(auth, eventId, property.id, {
+        name: changes.name || null,
+        remark: changes.remark || null,
+        ...(changes.dataType !== property.dataType ? { dataType: changes.dataType } : {}),
+      })
+    }
+    await Promise.all([loadEventProperties(eventId), load()])
+  }
+
+  async function saveVirtualEvent(input: VirtualEventInput, isNew: boolean): Promise<void> {
+    const auth = session.projectAuth
+    await (isNew ? createVirtualEvent(auth, input) : updateVirtualEvent(auth, input))
+    await load()
+  }
+
+  /** What a filter on an event may use: the event's properties (analysis view of the plan). */
+  function filterProperties(eventId: string): Promise<MetaProperty[]> {
+    const auth = session.projectAuth
+    const key = `${auth.appKey}\u0000event\u0000${eventId}`
+    let found = metaCache.get(key)
+    if (!found) {
+      found = listMetaEventProperties(auth, eventId)
+      found.catch(() => metaCache.delete(key))
+      metaCache.set(key, found)
+    }
+    return found
+  }
+
+  function filterUserProperties(): Promise<MetaProperty[]> {
+    const auth = session.projectAuth
+    const key = `${auth.appKey}\u0000user`
+    let found = metaCache.get(key)
+    if (!found) {
+      found = listMetaUserProperties(auth).then((list) => list.filter((p) => p.visible === 1))
+      found.catch(() => metaCache.delete(key))
+      metaCache.set(key, found)
+    }
+    return found
+  }
+
+  return {
+    state, error, ready, events, userProperties, virtualEvents, propertiesEvent, eventProperties, propertiesState, propertiesError,
+    load, loadEventProperties, saveEvent, saveUserProperty, saveEventProperty, saveVirtualEvent, filterProperties, filterUserProperties,
+  }
+})
