@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApp } from '../src-main/app'
 import { benchAnalysis } from './analysis'
+import { benchExport } from './export'
 import { benchImport } from './import'
 import { benchSample } from './sample'
 
@@ -67,3 +68,4 @@ try {
 await benchImport()
 await benchAnalysis()
 await benchSample()
+await benchExport()

@@ -1,4 +1,5 @@
 import type { WarehouseSession } from '../store/warehouse'
+import { engineUnavailable } from './errors'
 
 /** A value as JSON can carry it: BIGINT as a number when it is exact, else as text. */
 export function jsonValue(value: unknown): unknown {
@@ -32,6 +33,8 @@ export async function* streamRows(
         return out
       })
     }
+    // an interrupted stream ends like a complete one: it must not pass for complete
+    if (session.interrupted && !signal?.aborted) throw engineUnavailable('the query was stopped before its end')
   } finally {
     signal?.removeEventListener('abort', onAbort)
     session.close()

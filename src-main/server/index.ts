@@ -18,6 +18,7 @@ import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import sampleRoutes from './routes/sample'
 import schemaRoutes from './routes/schema'
+import sqlRoutes from './routes/sql'
 import systemRoutes from './routes/system'
 import tagRoutes from './routes/tags'
 import utmRoutes from './routes/utm'
@@ -96,5 +97,6 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(cohortRoutes, ctx)
   await app.register(tagRoutes, ctx)
   await app.register(peopleRoutes, ctx)
+  await app.register(sqlRoutes, ctx)
   return app
 }

@@ -48,7 +48,7 @@ export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: D
  */
 export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: (phase: Phase) => void): Promise<LoadResult> {
   onPhase('reading')
-  const staged = await stageFile(conn, spec.file, spec.format, spec.sheet)
+  const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec.file, spec.format, spec.sheet)
   onPhase('checking')
   const plan = await normalize(ctx, scope, conn, staged, spec)
   onPhase('writing')

@@ -41,7 +41,7 @@ function plain(value: unknown): unknown {
  */
 export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec: Omit<ImportSpec, 'onError' | 'dedupe'>, rows = 20): Promise<PreviewView> {
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    const staged = await stageFile(conn, spec.file, spec.format, spec.sheet, PREVIEW_SAMPLE)
+    const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec.file, spec.format, spec.sheet, PREVIEW_SAMPLE)
     const tabular = staged === 'stage_rows'
     const header = tabular ? await stagedHeader(conn) : null
     const mapping = tabular ? (Object.keys(spec.mapping).length > 0 ? spec.mapping : { ...guessMapping(header!, spec.kind), ...spec.mapping }) : null

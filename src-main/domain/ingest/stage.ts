@@ -1,4 +1,6 @@
-import { openSync, readSync, closeSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { closeSync, copyFileSync, linkSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs'
+import { extname, join } from 'node:path'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { badParam } from '../errors'
 import { readExcel } from './excel'
@@ -135,8 +137,45 @@ export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]):
   appender.closeSync()
 }
 
-/** Stages a file (its first `limit` records only, for a preview); resolves to the staging table's name. */
-export async function stageFile(conn: DuckDBConnection, file: string, format: Format, sheet?: string, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+/**
+ * DuckDB may open files only in the project's staging folder (`Warehouse.stagingDirOf`), so the file
+ * is placed there for the read: a hard link costs nothing; a copy when the file is on another disk
+ * or the file system refuses links. The placed file is removed afterwards, and its name in an error
+ * message is replaced by the caller's.
+ */
+async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
+  mkdirSync(stagingDir, { recursive: true })
+  const placed = join(stagingDir, `${randomUUID()}${extname(file)}`)
+  try {
+    linkSync(file, placed)
+  } catch (err) {
+    if (!['EXDEV', 'EPERM', 'EACCES', 'ENOTSUP', 'EMLINK'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
+    copyFileSync(file, placed)
+  }
+  try {
+    return await read(placed)
+  } catch (err) {
+    if (err instanceof Error) err.message = err.message.split(placed).join(file)
+    throw err
+  } finally {
+    rmSync(placed, { force: true })
+  }
+}
+
+/**
+ * Stages a file (its first `limit` records only, for a preview); resolves to the staging table's
+ * name. `stagingDir` is the project's staging folder, the one DuckDB may read.
+ */
+export async function stageFile(conn: DuckDBConnection, stagingDir: string, file: string, format: Format, sheet?: string, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+  if (format === 'excel') {
+    // read by SheetJS in Node, not by DuckDB: nothing to place
+    await stageExcel(conn, file, sheet, limit)
+    return 'stage_rows'
+  }
+  return inStaging(stagingDir, file, (placed) => stageRead(conn, placed, format, limit))
+}
+
+async function stageRead(conn: DuckDBConnection, file: string, format: Format, limit?: number): Promise<'stage_records' | 'stage_rows'> {
   const sql = limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`
   switch (format) {
     case 'json':
@@ -150,9 +189,6 @@ export async function stageFile(conn: DuckDBConnection, file: string, format: Fo
       return 'stage_rows'
     case 'parquet':
       await stageParquet(conn, file, sql)
-      return 'stage_rows'
-    case 'excel':
-      await stageExcel(conn, file, sheet, limit)
       return 'stage_rows'
     default:
       throw badParam('format', `unknown format ${String(format)}`)

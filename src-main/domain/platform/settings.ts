@@ -5,6 +5,14 @@ import { newToken } from './secrets'
 const DEFAULTS = {
   /** Most projects with status 1 the platform holds (501 past that). */
   'quota.projects': '100',
+  /** Most rows the custom SQL query endpoint returns (spec part 8's item); -1 unlimited. */
+  'svcweb.open_api.sqlquery.limit': '10000',
+  /** Time a custom SQL query may run, in milliseconds. */
+  'sql.query.timeLimitMs': '60000',
+  /** Time a custom SQL export may run, in milliseconds (spec part 8: 10 minutes). */
+  'sql.export.timeLimitMs': '600000',
+  /** Custom SQL queries and exports running at once on this server (501/50104 past that). */
+  'sql.concurrency': '4',
 } as const
 
 export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken'

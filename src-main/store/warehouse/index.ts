@@ -1,5 +1,5 @@
 import { mkdirSync, existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { engineUnavailable } from '../../domain/errors'
 
@@ -17,6 +17,12 @@ export interface WarehouseSession {
   conn: DuckDBConnection
   interrupt(): void
   close(): void
+  /**
+   * Whether `interrupt()` or `Warehouse.interrupt` reached this connection. An interrupted
+   * streamed result ends early without an error (its next chunk is empty), so a reader that
+   * reaches the end checks this before taking the result as complete.
+   */
+  readonly interrupted: boolean
 }
 
 /** The base columns every project starts with; properties add typed columns later. */
@@ -43,6 +49,7 @@ export class Warehouse {
   private readonly instances = new Map<string, Promise<DuckDBInstance>>()
   private readonly active = new Map<string, Set<DuckDBConnection>>()
   private readonly creating = new Map<string, Promise<void>>()
+  private readonly stopped = new WeakSet<DuckDBConnection>()
   private closed = false
 
   constructor(private readonly options: WarehouseOptions) {
@@ -55,6 +62,14 @@ export class Warehouse {
 
   exists(appKey: string): boolean {
     return existsSync(this.fileOf(appKey))
+  }
+
+  /**
+   * The only folder DuckDB may open files in for this project (see `open`): a file to import is
+   * placed here first and removed afterwards.
+   */
+  stagingDirOf(appKey: string): string {
+    return join(this.options.dir, appKey, 'staging')
   }
 
   /**
@@ -110,10 +125,16 @@ export class Warehouse {
     this.active.set(appKey, running)
     running.add(conn)
     let open = true
+    const stopped = this.stopped
     return {
       conn,
       interrupt: () => {
-        if (open) conn.interrupt()
+        if (!open) return
+        stopped.add(conn)
+        conn.interrupt()
+      },
+      get interrupted() {
+        return stopped.has(conn)
       },
       close: () => {
         if (!open) return
@@ -128,7 +149,10 @@ export class Warehouse {
   interrupt(appKey: string): number {
     const running = this.active.get(appKey)
     if (!running) return 0
-    for (const conn of running) conn.interrupt()
+    for (const conn of running) {
+      this.stopped.add(conn)
+      conn.interrupt()
+    }
     return running.size
   }
 
@@ -151,15 +175,43 @@ export class Warehouse {
     if (this.closed) return Promise.reject(engineUnavailable('the server is shutting down'))
     let pending = this.instances.get(appKey)
     if (!pending) {
-      pending = DuckDBInstance.create(this.fileOf(appKey), {
-        threads: String(this.options.threads),
-        memory_limit: this.options.memoryLimit,
-      }).catch(() => {
+      pending = this.open(appKey).catch(() => {
         this.instances.delete(appKey)
         throw engineUnavailable()
       })
       this.instances.set(appKey, pending)
     }
     return pending
+  }
+
+  /**
+   * Opens the project's database with file access confined to the project's staging folder (and
+   * DuckDB's own database and spill files): whatever SQL runs on it (custom SQL included) cannot
+   * read or write other files, reach the network, or install or load extensions. Both settings
+   * are global to the instance. allowed_directories takes effect only when SET after the instance
+   * exists (not as a create option) and before external access is switched off, which cannot be
+   * switched back on while the database is open. lock_configuration is not used: it would also
+   * refuse each connection's `SET TimeZone`; custom SQL refuses SET statements on its own.
+   */
+  private async open(appKey: string): Promise<DuckDBInstance> {
+    const staging = this.stagingDirOf(appKey)
+    mkdirSync(staging, { recursive: true })
+    const instance = await DuckDBInstance.create(this.fileOf(appKey), {
+      threads: String(this.options.threads),
+      memory_limit: this.options.memoryLimit,
+    })
+    try {
+      const conn = await instance.connect()
+      try {
+        await conn.run(`SET allowed_directories = ['${(staging + sep).replace(/'/g, "''")}']`)
+        await conn.run('SET enable_external_access = false')
+      } finally {
+        conn.closeSync()
+      }
+    } catch (err) {
+      instance.closeSync()
+      throw err
+    }
+    return instance
   }
 }
