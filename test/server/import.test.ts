@@ -129,6 +129,29 @@ describe('importing a CSV of events', () => {
   })
 })
 
+describe('progress of a running job', () => {
+  it('reports the rows read as soon as the file is read, before the job ends', async () => {
+    const rows = 400_000
+    const lines = ['u,e,t,n']
+    for (let i = 0; i < rows; i++) lines.push(`u${i % 997},view,2024-01-0${1 + (i % 9)} 10:00:00,${i}`)
+    const file = fixture('progress.csv', lines.join('\n'))
+    const started = await s.call('POST', '/uba/api/import/jobs', { headers: shop, body: { path: file, mapping: { xwho: 'u', xwhat: 'e', xwhen: 't' } } })
+    expect(started.status).toBe(200)
+    const seen: { phase: string; rowsRead: number }[] = []
+    let job: any
+    do {
+      job = (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: shop })).body
+      if (job.state === 'running') seen.push({ phase: job.phase, rowsRead: job.rowsRead })
+    } while (job.state === 'queued' || job.state === 'running')
+    expect(job).toMatchObject({ state: 'succeeded', rowsRead: rows, rowsWritten: rows })
+    // while reading nothing is counted yet; checking and writing know every row
+    expect(seen.filter((o) => o.phase === 'reading').every((o) => o.rowsRead === 0)).toBe(true)
+    const later = seen.filter((o) => o.phase === 'checking' || o.phase === 'writing')
+    expect(later.length).toBeGreaterThan(0)
+    expect(later.every((o) => o.rowsRead === rows)).toBe(true)
+  })
+})
+
 describe('time zones', () => {
   it('reads local times in the project zone, across a daylight-saving change', async () => {
     const ny = await newProject(s, 'newyork', 'America/New_York')

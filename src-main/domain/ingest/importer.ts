@@ -18,6 +18,9 @@ export interface ImportSpec extends LoadOptions {
 
 export type Phase = 'reading' | 'checking' | 'writing'
 
+/** A job's progress report: the phase it enters and, once the file is read, the rows read. */
+export type OnPhase = (phase: Phase, rowsRead?: number) => void
+
 /** Column names of the staged rows, in file order. */
 export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
   const reader = await conn.runAndReadAll(
@@ -46,10 +49,12 @@ export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: D
  * check every record against the plan, write the valid ones in one transaction, then mark in the
  * plan what reported. `onPhase` lets a job show where it is.
  */
-export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: (phase: Phase) => void): Promise<LoadResult> {
+export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: OnPhase): Promise<LoadResult> {
   onPhase('reading')
   const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec.file, spec.format, spec.sheet)
-  onPhase('checking')
+  // the staged count is free (table metadata); for JSON it includes blank lines until the check
+  const stagedRows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${staged}`)).getRows()[0][0])
+  onPhase('checking', stagedRows)
   const plan = await normalize(ctx, scope, conn, staged, spec)
   onPhase('writing')
   const result = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { ...spec, beforeCommit: () => onPhase('writing') })

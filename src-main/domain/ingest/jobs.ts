@@ -6,7 +6,7 @@ import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
 import type { ProjectScope } from '../platform/projects'
-import { importFile, type ImportSpec, type Phase } from './importer'
+import { importFile, type ImportSpec, type OnPhase, type Phase } from './importer'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
 
@@ -130,7 +130,7 @@ export interface JobLabel {
 }
 
 /** The work of a job: on the project's connection, reporting its phase; resolves to its counts. */
-export type JobWork = (conn: DuckDBConnection, onPhase: (phase: Phase) => void) => Promise<LoadResult>
+export type JobWork = (conn: DuckDBConnection, onPhase: OnPhase) => Promise<LoadResult>
 
 /** Queues an import of a file and returns at once. `upload` is an uploaded file to delete afterwards. */
 export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: ImportSpec, operator: Operator | null, upload?: { file: string; name: string }): JobView {
@@ -170,11 +170,11 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
           l.conn = conn
           await conn.run('SET enable_progress_bar = true')
           await conn.run('SET enable_progress_bar_print = false')
-          return work(conn, (phase) => {
+          return work(conn, (phase, rowsRead) => {
             // a cancel between statements (no query to interrupt) is honoured at the next phase
             if (l.cancelled) throw new AppError(400, 400, 'cancelled')
             l.phase = phase
-            update(ctx, id, { percent: PHASES[phase][0] })
+            update(ctx, id, { percent: PHASES[phase][0], ...(rowsRead === undefined ? {} : { rows_read: rowsRead }) })
           })
         })
         const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result

@@ -42,7 +42,7 @@ export const jobSchema = {
     kind: { type: 'string' },
     format: { type: 'string' },
     source: { type: 'string', description: 'File name.' },
-    rowsRead: { type: 'integer' },
+    rowsRead: { type: 'integer', description: 'Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before.' },
     rowsWritten: { type: 'integer', description: 'Events written plus profile rows changed.' },
     rowsRejected: { type: 'integer' },
     percent: { type: 'number' },
