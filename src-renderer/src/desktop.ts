@@ -34,3 +34,21 @@ export async function copyText(text: string): Promise<boolean> {
     area.remove()
   }
 }
+
+/**
+ * Saves a file the app produced (an export) through the download path: the desktop app asks where
+ * to save it, a browser puts it in its downloads. The name is reduced to a plain file name.
+ */
+export function saveFile(data: Blob, name: string): void {
+  const safeName = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').replace(/^\.+/, '') || 'export'
+  const url = URL.createObjectURL(data)
+  const link = document.createElement('a')
+  link.href = url
+  link.download = safeName
+  link.rel = 'noopener'
+  document.body.appendChild(link)
+  link.click()
+  link.remove()
+  // the download has taken its copy once the click has been handled
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}

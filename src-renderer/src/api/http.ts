@@ -63,30 +63,99 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-/** Calls the API with the given credentials; resolves to the 200 body, rejects with ApiError or NetworkError. */
-export async function request<T>(auth: PlatformAuth | ProjectAuth, method: Method, path: string, body?: unknown): Promise<T> {
+export interface RequestOptions {
+  /** Stops the request; the call then rejects with the signal's reason (an AbortError), not a NetworkError. */
+  signal?: AbortSignal
+}
+
+function errorOf(response: Response, payload: unknown): ApiError {
+  if (isErrorBody(payload)) return new ApiError(response.status, payload.code, payload.msg, payload.data ?? null)
+  return new ApiError(response.status, response.status, response.statusText || `HTTP ${response.status}`, null)
+}
+
+/** Sends the request and reads the answer with `read`; a failure to connect or read is a NetworkError. */
+async function send<R>(
+  auth: PlatformAuth | ProjectAuth,
+  method: Method,
+  path: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  read: (response: Response) => Promise<R>,
+): Promise<{ response: Response; value: R }> {
   const url = auth.apiBase.replace(/\/+$/, '') + path
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(auth) }
   // the server refuses writes whose body is not declared as JSON
   if (body !== undefined) headers['Content-Type'] = 'application/json'
-
-  let response: Response
-  let payload: unknown
   try {
-    response = await fetch(url, {
+    const response = await fetch(url, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal,
       credentials: 'omit',
     })
-    payload = await readJson(response)
+    return { response, value: await read(response) }
   } catch (err) {
     const timedOut = err instanceof DOMException && err.name === 'TimeoutError'
+    if (signal?.aborted && !timedOut) throw signal.reason
     throw new NetworkError(url, timedOut ? 'The UBA Desk server did not answer in time.' : 'The UBA Desk server could not be reached.')
   }
+}
 
+/** Calls the API with the given credentials; resolves to the 200 body, rejects with ApiError or NetworkError. */
+export async function request<T>(auth: PlatformAuth | ProjectAuth, method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const timeout = AbortSignal.timeout(TIMEOUT_MS)
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout
+  const { response, value: payload } = await send(auth, method, path, body, signal, readJson)
   if (response.status === 200) return payload as T
-  if (isErrorBody(payload)) throw new ApiError(response.status, payload.code, payload.msg, payload.data ?? null)
-  throw new ApiError(response.status, response.status, response.statusText || `HTTP ${response.status}`, null)
+  throw errorOf(response, payload)
+}
+
+/**
+ * Calls an endpoint that answers with a stream (the exports): resolves to the 200 response with its
+ * body unread, for the caller to read as it arrives. No time-out, since an export may run for
+ * minutes: the caller's signal stops it. Failures are the same typed errors as request()'s.
+ */
+export async function requestStream(auth: PlatformAuth | ProjectAuth, method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {
+  const { response } = await send(auth, method, path, body, options.signal, async () => undefined)
+  if (response.status === 200) return response
+  let payload: unknown
+  try {
+    payload = await readJson(response)
+  } catch {
+    payload = undefined
+  }
+  throw errorOf(response, payload)
+}
+
+/** How much of a streamed body has arrived. */
+export interface StreamProgress {
+  bytes: number
+  /** Newline characters seen: the number of rows of JSON lines, rows plus header of CSV. */
+  lines: number
+}
+
+/**
+ * Reads a streamed body (from requestStream) to the end, reporting progress per chunk; resolves to
+ * the whole body as a Blob of the response's type. A connection lost midway is a NetworkError.
+ */
+export async function readStream(response: Response, onProgress: (progress: StreamProgress) => void, signal?: AbortSignal): Promise<Blob> {
+  const chunks: Uint8Array<ArrayBuffer>[] = []
+  const progress: StreamProgress = { bytes: 0, lines: 0 }
+  if (!response.body) return new Blob([], { type: response.headers.get('Content-Type') ?? '' })
+  const reader = response.body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      progress.bytes += value.byteLength
+      for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) progress.lines++
+      onProgress({ ...progress })
+    }
+  } catch {
+    if (signal?.aborted) throw signal.reason
+    throw new NetworkError(response.url, 'The connection to the UBA Desk server was lost during the download.')
+  }
+  return new Blob(chunks, { type: response.headers.get('Content-Type') ?? '' })
 }

@@ -1,0 +1,149 @@
+import { defineStore } from 'pinia'
+import { computed, reactive, ref, shallowReactive, watch } from 'vue'
+import { analyze, type AnalysisKind, type AnalysisResponses } from '../api/analysis'
+import { defaultDefinitions, type Definitions, type RangeDraft } from '../views/Charts/model/definitions'
+import { resolveRange, today } from '../views/Charts/model/dates'
+import { buildRequest } from '../views/Charts/model/requests'
+import { eventsWithNamedProperties, labelsFor, type Names, type ResultLabels } from '../views/Charts/model/resultLabels'
+import { useMetaStore } from './meta'
+import { useProjectStore } from './project'
+import type { SavedReport } from './reports'
+import { useSessionStore } from './session'
+
+/** An answer, with the request it answers (its key), so a changed query is never shown stale as current. */
+export interface ChartResult<K extends AnalysisKind = AnalysisKind> {
+  key: string
+  kind: K
+  response: AnalysisResponses[K]
+  labels: ResultLabels
+}
+
+export type ChartStatus = 'missing' | 'loading' | 'error' | 'ready'
+
+/** Edits settle for this long before the query runs, so typing a bucket does not fire a request per key. */
+const SETTLE_MS = 300
+
+/**
+ * The chart builder's state: the definition of each analysis, the date range and crowd they share,
+ * and the latest answer of each. A complete query runs by itself once edits settle; an older
+ * request still running is aborted. Results are kept per analysis, so switching back is instant.
+ */
+export const useChartsStore = defineStore('charts', () => {
+  const session = useSessionStore()
+  const projects = useProjectStore()
+  const meta = useMetaStore()
+  const names: Names = {
+    event: (id) => meta.eventName(id),
+    userProperty: (id) => meta.userPropertyName(id),
+    eventProperty: (eventId, id) => meta.propertyName(`event.${eventId}.${id}`),
+  }
+
+  const kind = ref<AnalysisKind>('events')
+  const defs = reactive<Definitions>(defaultDefinitions())
+  const range = reactive<RangeDraft>({ preset: 'last30', from: '', to: '' })
+  const crowd = ref('$ALL')
+
+  const results = shallowReactive<Partial<Record<AnalysisKind, ChartResult>>>({})
+  const errors = shallowReactive<Partial<Record<AnalysisKind, { key: string; error: Error }>>>({})
+  const running = ref<string | null>(null)
+
+  const timeZone = computed(() => projects.overview?.timeZone ?? projects.current?.timeZone)
+  const built = computed(() => buildRequest(kind.value, defs, { range: resolveRange(range, timeZone.value), crowd: crowd.value }))
+  const key = computed(() => ('body' in built.value ? `${kind.value}:${JSON.stringify(built.value.body)}` : ''))
+  const missing = computed(() => ('missing' in built.value ? built.value.missing : ''))
+
+  const result = computed(() => results[kind.value] ?? null)
+  const error = computed(() => {
+    const e = errors[kind.value]
+    return e && e.key === key.value ? e.error : null
+  })
+  const upToDate = computed(() => result.value !== null && result.value.key === key.value)
+  const status = computed<ChartStatus>(() => {
+    if (missing.value) return 'missing'
+    if (error.value) return 'error'
+    if (upToDate.value) return 'ready'
+    return 'loading'
+  })
+
+  let controller: AbortController | null = null
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  async function run(options: { fresh?: boolean } = {}): Promise<void> {
+    clearTimeout(timer)
+    const current = built.value
+    if (!('body' in current)) return
+    const runKind = kind.value
+    const runKey = key.value
+    const auth = session.projectAuth
+    // the names of events and properties label the result: wait for them (at once when loaded)
+    await meta.load()
+    await Promise.all(eventsWithNamedProperties(runKind, defs).map((id) => meta.propertiesOf(id).catch(() => [])))
+    if (key.value !== runKey) return
+    const body = current.body as { fromDate?: string; toDate?: string }
+    const labels = {
+      ...labelsFor(runKind, defs, names),
+      range: body.fromDate && body.toDate ? { fromDate: body.fromDate, toDate: body.toDate } : undefined,
+      partial: body.toDate !== undefined && body.toDate >= today(timeZone.value),
+      crowd: crowd.value === '$ALL' ? 'All users' : (meta.crowds.find((c) => c.code === crowd.value)?.name ?? crowd.value),
+    }
+    controller?.abort()
+    const own = new AbortController()
+    controller = own
+    running.value = runKey
+    delete errors[runKind]
+    try {
+      const sent = options.fresh ? { ...current.body, useCache: false } : current.body
+      const response = await analyze(auth, runKind, sent, { explain: true, signal: own.signal })
+      if (auth.appKey !== session.appKey) return
+      results[runKind] = { key: runKey, kind: runKind, response, labels } as ChartResult
+    } catch (err) {
+      if (own.signal.aborted) return
+      errors[runKind] = { key: runKey, error: err as Error }
+    } finally {
+      if (controller === own) {
+        controller = null
+        running.value = null
+      }
+    }
+  }
+
+  // a complete query runs once its edits settle; an answer already there for it is kept
+  watch(key, (next) => {
+    clearTimeout(timer)
+    if (!next || results[kind.value]?.key === next || running.value === next) return
+    timer = setTimeout(() => void run(), SETTLE_MS)
+  })
+
+  /** Starts afresh: the builder's defaults, no results (a new project, or "New chart"). */
+  function reset(): void {
+    controller?.abort()
+    clearTimeout(timer)
+    Object.assign(defs, defaultDefinitions())
+    for (const k of Object.keys(results) as AnalysisKind[]) delete results[k]
+    for (const k of Object.keys(errors) as AnalysisKind[]) delete errors[k]
+    crowd.value = '$ALL'
+  }
+
+  /** Opens a saved report: its analysis, definition, range and crowd replace the builder's. */
+  function apply<K extends AnalysisKind>(report: Pick<SavedReport<K>, 'kind' | 'definition' | 'range' | 'crowd'>): void {
+    const copy = JSON.parse(JSON.stringify(report)) as typeof report
+    kind.value = copy.kind
+    ;(defs as Definitions)[copy.kind] = copy.definition
+    Object.assign(range, copy.range)
+    crowd.value = copy.crowd
+  }
+
+  /** Runs the current query now if it has no answer yet (opening the view, reopening a report). */
+  function ensure(): void {
+    if (key.value && !upToDate.value && running.value !== key.value) void run()
+  }
+
+  watch(
+    () => session.appKey,
+    (next, before) => {
+      if (before !== undefined && next !== before) reset()
+    },
+  )
+
+  return { kind, defs, range, crowd, results, result, error, status, missing, key, built, upToDate, running, timeZone, run, reset, ensure, apply }
+})

@@ -1,0 +1,151 @@
+import type { AnalysisKind, PeriodUnit } from '../../../api/analysis'
+import type { DataType } from '../../../api/schema'
+import { ANY_EVENT } from '../../../stores/meta'
+
+/**
+ * What the builder edits: one definition per analysis, kept while the user switches between
+ * them, and saved as reports. Property references keep their scope and id; the request builders
+ * write the expression for the event they apply to (a filter on a step names that step's event).
+ */
+
+export type PropertyScope = 'event' | 'user'
+
+export interface PropertyRefDraft {
+  scope: PropertyScope
+  id: string
+  dataType: DataType
+}
+
+export interface ConditionDraft {
+  key: string
+  property: PropertyRefDraft | null
+  function: string
+  params: (string | number)[]
+}
+
+export interface FilterDraft {
+  relation: 'AND' | 'OR'
+  conditions: ConditionDraft[]
+}
+
+export interface BreakdownDraft {
+  property: PropertyRefDraft
+  /** Edges cutting a number property into intervals; empty: one row per value. */
+  buckets: number[]
+}
+
+export interface MeasureDraft {
+  key: string
+  eventId: string
+  aggregator: string
+  /** The property a property aggregator reads (event property id), '' for event aggregators. */
+  propertyId: string
+  filter: FilterDraft
+}
+
+export interface StepDraft {
+  key: string
+  eventId: string
+  filter: FilterDraft
+}
+
+export type ChartStyle = 'line' | 'bar'
+
+export interface EventsDefinition {
+  measures: MeasureDraft[]
+  filter: FilterDraft
+  breakdown: BreakdownDraft | null
+  unit: PeriodUnit
+  chart: ChartStyle
+}
+
+export interface FunnelsDefinition {
+  steps: StepDraft[]
+  filter: FilterDraft
+  breakdown: BreakdownDraft | null
+  /** Which step's event an event-property breakdown reads (0-based). */
+  byStepIndex: number
+  convertTime: number
+  convertTimeUnit: 'DAY' | 'HOUR' | 'MINUTE'
+}
+
+export interface RetentionDefinition {
+  first: StepDraft
+  second: StepDraft
+  filter: FilterDraft
+  breakdown: BreakdownDraft | null
+  /** 1 an initial event property, 2 a return event property (user properties need neither). */
+  breakdownEvent: 1 | 2
+  duration: number
+  unit: PeriodUnit
+}
+
+export interface DistributionDefinition {
+  measure: MeasureDraft
+  filter: FilterDraft
+  breakdown: BreakdownDraft | null
+  unit: PeriodUnit | ''
+}
+
+export interface UserAttributesDefinition {
+  aggregator: string
+  propertyId: string
+  filter: FilterDraft
+  breakdowns: BreakdownDraft[]
+}
+
+export interface Definitions {
+  events: EventsDefinition
+  funnels: FunnelsDefinition
+  retention: RetentionDefinition
+  distribution: DistributionDefinition
+  userAttributes: UserAttributesDefinition
+}
+
+export type RangePreset = 'last7' | 'last30' | 'last90' | 'custom'
+
+export interface RangeDraft {
+  preset: RangePreset
+  /** yyyy-MM-dd; used with the custom preset (the others are counted back from today). */
+  from: string
+  to: string
+}
+
+let counter = 0
+/** A key for list items (v-for), unique within the page. */
+export function newKey(): string {
+  counter += 1
+  return `k${Date.now().toString(36)}${counter}`
+}
+
+export function emptyFilter(): FilterDraft {
+  return { relation: 'AND', conditions: [] }
+}
+
+export function newMeasure(eventId = ANY_EVENT, aggregator = 'TRIGGER_USER_COUNT'): MeasureDraft {
+  return { key: newKey(), eventId, aggregator, propertyId: '', filter: emptyFilter() }
+}
+
+export function newStep(eventId = ''): StepDraft {
+  return { key: newKey(), eventId, filter: emptyFilter() }
+}
+
+export function defaultDefinitions(): Definitions {
+  return {
+    events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line' },
+    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY' },
+    retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY' },
+    distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
+    userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },
+  }
+}
+
+export const KIND_LABELS: Record<AnalysisKind, string> = {
+  events: 'Events',
+  funnels: 'Funnels',
+  retention: 'Retention',
+  distribution: 'Distribution',
+  userAttributes: 'User attributes',
+}
+
+export const KINDS: AnalysisKind[] = ['events', 'funnels', 'retention', 'distribution', 'userAttributes']

@@ -1,0 +1,33 @@
+import type { AnalysisKind } from '../../../api/analysis'
+import type { Definitions } from './definitions'
+import { KIND_LABELS } from './definitions'
+import { labelsFor, type Names } from './resultLabels'
+
+interface MetaNames {
+  eventName(id: string): string
+  userPropertyName(id: string): string
+  propertyName(expression: string): string
+}
+
+/** A name for the chart on screen: the default report name and the export file name. */
+export function chartTitle(kind: AnalysisKind, defs: Definitions, meta: MetaNames): string {
+  const names: Names = {
+    event: (id) => (id ? meta.eventName(id) : '…'),
+    userProperty: (id) => meta.userPropertyName(id),
+    eventProperty: (eventId, id) => meta.propertyName(`event.${eventId}.${id}`),
+  }
+  const labels = labelsFor(kind, defs, names)
+  const by = labels.breakdowns.length ? ` by ${labels.breakdowns.join(', ')}` : ''
+  switch (kind) {
+    case 'funnels':
+      return `Funnel: ${labels.steps.join(' → ')}${by}`
+    case 'retention':
+      return `Retention: ${labels.steps.join(' → ')}${by}`
+    case 'distribution':
+      return `Distribution: ${labels.measures[0]}${by}`
+    case 'userAttributes':
+      return `${KIND_LABELS.userAttributes}: ${labels.measures[0]}${by}`
+    default:
+      return `${labels.measures.join(', ')}${by}`
+  }
+}

@@ -1,0 +1,40 @@
+/** The table beneath a chart: what it shows, and the raw values a CSV export and the tests read. */
+
+export interface TableColumn {
+  label: string
+  numeric?: boolean
+}
+
+export interface TableCell {
+  /** The raw value (a count, a rate 0..1, seconds, a label); null for none. */
+  value: string | number | null
+  /** How it reads on screen, when not the plain number. */
+  text?: string
+  /** A second, fainter line (a count under a rate). */
+  sub?: string
+  /** 0..1 tints the cell (retention). */
+  heat?: number
+}
+
+export interface TableModel {
+  columns: TableColumn[]
+  rows: TableCell[][]
+  /** Said under the table (rows left out of the chart, truncated lists). */
+  note?: string
+}
+
+export function cell(value: string | number | null, text?: string, sub?: string): TableCell {
+  return text === undefined && sub === undefined ? { value } : { value, text, sub }
+}
+
+/** RFC 4180 CSV of the table, raw values (rates as fractions), with a header row. */
+export function toCsv(table: TableModel): string {
+  const quote = (v: string | number | null): string => {
+    if (v === null) return ''
+    const s = String(v)
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+  }
+  const lines = [table.columns.map((c) => quote(c.label)).join(',')]
+  for (const row of table.rows) lines.push(row.map((c) => quote(c.value)).join(','))
+  return `${lines.join('\r\n')}\r\n`
+}
