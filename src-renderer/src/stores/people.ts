@@ -1,0 +1,241 @@
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import { readStream, type StreamProgress } from '../api/http'
+import { exportSequence, getSequence, getUser, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
+import { runQuery } from '../api/sql'
+import { useSessionStore } from './session'
+
+type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** Events fetched per step of "load more". */
+export const PAGE_SIZE = 100
+/** The most events one sequence request returns. */
+export const MAX_LIMIT = 10_000
+const RECENT_MAX = 8
+
+export interface SequenceFilter {
+  /** yyyy-MM-dd, both included. */
+  from: string
+  to: string
+  /** Event ids; empty: every event. */
+  events: string[]
+}
+
+/** A user worth a look when no id is at hand: among the most active of recent days. */
+export interface ActiveUser {
+  xwho: string
+  events: number
+}
+
+export interface SequenceExport {
+  state: 'running' | 'done' | 'error' | 'cancelled'
+  progress: StreamProgress
+  error: Error | null
+}
+
+function sameUser(a: UserRef | null, b: UserRef | null): boolean {
+  if (!a || !b) return a === b
+  return 'xwho' in a ? 'xwho' in b && a.xwho === b.xwho : 'distinctId' in b && a.distinctId === b.distinctId
+}
+
+function recentKey(appKey: string): string {
+  return `uba-desk.people.recent.${appKey}`
+}
+
+function readRecent(appKey: string): string[] {
+  try {
+    const list: unknown = JSON.parse(localStorage.getItem(recentKey(appKey)) ?? '[]')
+    return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string').slice(0, RECENT_MAX) : []
+  } catch {
+    return []
+  }
+}
+
+/**
+ * One user at a time: their profile, their behaviour sequence under a filter, and its export. A
+ * newer request makes an older answer stale (the user typed another id, changed the range): stale
+ * answers are dropped.
+ */
+export const usePeopleStore = defineStore('people', () => {
+  const session = useSessionStore()
+
+  const owner = ref('')
+  const user = shallowRef<UserRef | null>(null)
+
+  const profile = shallowRef<UserDetail | null>(null)
+  const profileState = ref<LoadState>('idle')
+  const profileError = ref<Error | null>(null)
+
+  const filter = shallowRef<SequenceFilter>({ from: '', to: '', events: [] })
+  const limit = ref(PAGE_SIZE)
+  const rows = shallowRef<SequenceRow[]>([])
+  const sequenceState = ref<LoadState>('idle')
+  const sequenceError = ref<Error | null>(null)
+  /** Fewer rows than asked for came back: the range holds no more. */
+  const complete = computed(() => sequenceState.value === 'ready' && rows.value.length < limit.value)
+  const canLoadMore = computed(() => sequenceState.value === 'ready' && !complete.value && limit.value < MAX_LIMIT)
+
+  const download = shallowRef<SequenceExport | null>(null)
+  const recent = ref<string[]>([])
+  const active = shallowRef<ActiveUser[]>([])
+
+  let profileTicket = 0
+  let sequenceTicket = 0
+  let exportController: AbortController | null = null
+  let shownProperties: string[] | undefined
+
+  /**
+   * Shows another user (or the same one again, fresh) with the given filter; `properties` are the
+   * user property ids to show (undefined: the API's default, every visible one).
+   */
+  function open(next: UserRef, nextFilter: SequenceFilter, properties?: string[]): void {
+    const appKey = session.appKey
+    if (owner.value !== appKey || !sameUser(user.value, next)) {
+      profile.value = null
+      rows.value = []
+      cancelExport()
+      download.value = null
+    }
+    owner.value = appKey
+    user.value = next
+    filter.value = nextFilter
+    limit.value = PAGE_SIZE
+    shownProperties = properties
+    void loadProfile()
+    void loadSequence()
+  }
+
+  function close(): void {
+    profileTicket++
+    sequenceTicket++
+    cancelExport()
+    user.value = null
+    profile.value = null
+    rows.value = []
+    profileState.value = 'idle'
+    sequenceState.value = 'idle'
+    download.value = null
+  }
+
+  async function loadProfile(): Promise<void> {
+    const who = user.value
+    if (!who) return
+    const auth = session.projectAuth
+    const ticket = ++profileTicket
+    profileState.value = 'loading'
+    profileError.value = null
+    try {
+      const detail = await getUser(auth, who, shownProperties)
+      if (ticket !== profileTicket) return
+      profile.value = detail
+      profileState.value = 'ready'
+      remember(auth.appKey, String(detail.xwho ?? ('xwho' in who ? who.xwho : '')))
+    } catch (err) {
+      if (ticket !== profileTicket) return
+      profile.value = null
+      profileError.value = err as Error
+      profileState.value = 'error'
+    }
+  }
+
+  async function loadSequence(): Promise<void> {
+    const who = user.value
+    if (!who) return
+    const auth = session.projectAuth
+    const ticket = ++sequenceTicket
+    const { from, to, events } = filter.value
+    sequenceState.value = 'loading'
+    sequenceError.value = null
+    try {
+      const result = await getSequence(auth, who, { fromDate: from, toDate: to, limit: limit.value, ...(events.length ? { events } : {}) })
+      if (ticket !== sequenceTicket) return
+      rows.value = result.rows
+      sequenceState.value = 'ready'
+    } catch (err) {
+      if (ticket !== sequenceTicket) return
+      sequenceError.value = err as Error
+      sequenceState.value = 'error'
+    }
+  }
+
+  function setFilter(next: SequenceFilter): void {
+    filter.value = next
+    limit.value = PAGE_SIZE
+    void loadSequence()
+  }
+
+  /** The API pages by limit only, so more rows means asking again for a larger limit. */
+  function loadMore(): void {
+    if (!canLoadMore.value) return
+    limit.value = Math.min(MAX_LIMIT, limit.value + PAGE_SIZE)
+    void loadSequence()
+  }
+
+  /** Streams every event of the filter as JSON lines; resolves to the file, or null when it failed or was cancelled. */
+  async function exportEvents(): Promise<Blob | null> {
+    const who = user.value
+    if (!who || download.value?.state === 'running') return null
+    const auth = session.projectAuth
+    const { from, to, events } = filter.value
+    const controller = new AbortController()
+    exportController = controller
+    const state: SequenceExport = { state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
+    download.value = state
+    const update = (patch: Partial<SequenceExport>) => {
+      if (exportController === controller) download.value = { ...download.value!, ...patch }
+    }
+    try {
+      const response = await exportSequence(auth, who, { fromDate: from, toDate: to, ...(events.length ? { events } : {}) }, { signal: controller.signal })
+      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
+      update({ state: 'done' })
+      return file
+    } catch (err) {
+      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
+      return null
+    } finally {
+      if (exportController === controller) exportController = null
+    }
+  }
+
+  function cancelExport(): void {
+    exportController?.abort()
+  }
+
+  /**
+   * The most active users since `fromDay` (yyyy-MM-dd), through custom SQL (no API lists users by
+   * activity); the SQL holds no user text, only that day as a number. A failure leaves the list empty.
+   */
+  async function loadActive(fromDay: string): Promise<void> {
+    const ds = Number(fromDay.replaceAll('-', ''))
+    const auth = session.projectAuth
+    if (!Number.isSafeInteger(ds)) return
+    try {
+      const rows = await runQuery(auth, `SELECT xwho, count(*) AS events FROM event_vd WHERE ds >= ${ds} GROUP BY xwho ORDER BY events DESC, xwho LIMIT 8`)
+      if (auth.appKey !== session.appKey) return
+      active.value = rows.map((r) => ({ xwho: String(r.xwho), events: Number(r.events) }))
+    } catch {
+      active.value = []
+    }
+  }
+
+  function loadRecent(): void {
+    recent.value = readRecent(session.appKey)
+  }
+
+  function remember(appKey: string, xwho: string): void {
+    if (!xwho || appKey !== session.appKey) return
+    recent.value = [xwho, ...readRecent(appKey).filter((v) => v !== xwho)].slice(0, RECENT_MAX)
+    try {
+      localStorage.setItem(recentKey(appKey), JSON.stringify(recent.value))
+    } catch {
+      // storage disabled: the list lasts as long as the page
+    }
+  }
+
+  return {
+    owner, user, profile, profileState, profileError,
+    filter, limit, rows, sequenceState, sequenceError, complete, canLoadMore,
+    download, recent, active,
+    open, close, loadProfile, loadSequence, setFilter, loadMore, exportEvents, cancelExport, loadRecent, loadActive,
+  }
+})

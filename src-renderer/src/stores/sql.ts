@@ -1,0 +1,210 @@
+import { defineStore } from 'pinia'
+import { ref, shallowRef, watch } from 'vue'
+import { dimensionFields, listDimensionTables } from '../api/dimensions'
+import { readStream, type StreamProgress } from '../api/http'
+import { exportQuery, runQuery, type SqlFormat, type SqlRow } from '../api/sql'
+import { ANY_EVENT, useMetaStore } from './meta'
+import { useSessionStore } from './session'
+
+const HISTORY_MAX = 30
+
+export interface SqlResult {
+  sql: string
+  /** Column names in the order of the first row (a result without rows has none). */
+  columns: string[]
+  rows: SqlRow[]
+  /** From sending the query to having parsed the answer. */
+  elapsedMs: number
+}
+
+export interface HistoryEntry {
+  sql: string
+  /** Millisecond timestamp of the run. */
+  at: number
+  /** Rows returned, or null when it failed. */
+  rows: number | null
+  elapsedMs: number
+  error: string | null
+}
+
+export interface SqlExport {
+  format: SqlFormat
+  state: 'running' | 'done' | 'error' | 'cancelled'
+  progress: StreamProgress
+  error: Error | null
+}
+
+/** A column the editor can complete: its name in SQL, display name and data type. */
+export interface SqlColumn {
+  id: string
+  name: string | null
+  dataType: string
+}
+
+export interface SqlTable {
+  name: string
+  /** What the table holds, for the schema list. */
+  label: string
+  columns: SqlColumn[]
+}
+
+const EVENT_BASE: SqlColumn[] = [
+  { id: 'distinct_id', name: 'Distinct id', dataType: 'number' },
+  { id: 'xwho', name: 'User id', dataType: 'string' },
+  { id: 'xwhat', name: 'Event id', dataType: 'string' },
+  { id: 'xwhen', name: 'Event time', dataType: 'datetime' },
+  { id: 'ds', name: 'Day, yyyyMMdd', dataType: 'number' },
+]
+const PROFILE_BASE = EVENT_BASE.slice(0, 2)
+
+const key = (what: string, appKey: string) => `uba-desk.sql.${what}.${appKey}`
+
+function readJson<T>(storageKey: string, fallback: T): T {
+  try {
+    const text = localStorage.getItem(storageKey)
+    return text === null ? fallback : (JSON.parse(text) as T)
+  } catch {
+    return fallback
+  }
+}
+
+function writeJson(storageKey: string, value: unknown): void {
+  try {
+    localStorage.setItem(storageKey, JSON.stringify(value))
+  } catch {
+    // storage full or disabled: history and draft last as long as the page
+  }
+}
+
+/**
+ * The SQL workspace of the current project: the draft, the last result, recent queries (kept in
+ * localStorage per project), streamed exports, and the tables and columns the editor completes.
+ */
+export const useSqlStore = defineStore('sql', () => {
+  const session = useSessionStore()
+  const meta = useMetaStore()
+
+  const owner = ref('')
+  const draft = ref('')
+  const running = ref(false)
+  const result = shallowRef<SqlResult | null>(null)
+  const error = ref<Error | null>(null)
+  const history = ref<HistoryEntry[]>([])
+  const download = shallowRef<SqlExport | null>(null)
+  const tables = shallowRef<SqlTable[]>([])
+  let queryController: AbortController | null = null
+  let exportController: AbortController | null = null
+
+  /** Takes up the workspace of the current project (after a switch, or on first use). */
+  function adopt(): void {
+    const appKey = session.appKey
+    if (owner.value === appKey) return
+    cancel()
+    cancelExport()
+    owner.value = appKey
+    draft.value = readJson(key('draft', appKey), '')
+    const stored = readJson<unknown>(key('history', appKey), [])
+    history.value = Array.isArray(stored) ? (stored as HistoryEntry[]).filter((e) => typeof e?.sql === 'string').slice(0, HISTORY_MAX) : []
+    result.value = null
+    error.value = null
+    download.value = null
+    tables.value = []
+  }
+
+  watch(draft, (text) => owner.value && writeJson(key('draft', owner.value), text))
+
+  function remember(entry: HistoryEntry): void {
+    history.value = [entry, ...history.value.filter((e) => e.sql !== entry.sql)].slice(0, HISTORY_MAX)
+    writeJson(key('history', owner.value), history.value)
+  }
+
+  function clearHistory(): void {
+    history.value = []
+    writeJson(key('history', owner.value), [])
+  }
+
+  async function run(sql: string): Promise<void> {
+    const text = sql.trim()
+    if (text === '') return
+    cancel()
+    const auth = session.projectAuth
+    const controller = new AbortController()
+    queryController = controller
+    running.value = true
+    error.value = null
+    const started = performance.now()
+    try {
+      const rows = await runQuery(auth, text, { signal: controller.signal })
+      const elapsedMs = Math.round(performance.now() - started)
+      if (queryController !== controller) return
+      result.value = { sql: text, columns: rows.length ? Object.keys(rows[0]) : [], rows, elapsedMs }
+      remember({ sql: text, at: Date.now(), rows: rows.length, elapsedMs, error: null })
+    } catch (err) {
+      if (queryController !== controller || controller.signal.aborted) return
+      error.value = err as Error
+      remember({ sql: text, at: Date.now(), rows: null, elapsedMs: Math.round(performance.now() - started), error: (err as Error).message })
+    } finally {
+      if (queryController === controller) {
+        queryController = null
+        running.value = false
+      }
+    }
+  }
+
+  /** Stops waiting for the running query; the previous result stays. */
+  function cancel(): void {
+    queryController?.abort()
+    queryController = null
+    running.value = false
+  }
+
+  /** Streams the whole result of `sql`; resolves to the file, or null when it failed or was stopped. */
+  async function exportResult(sql: string, format: SqlFormat): Promise<Blob | null> {
+    const text = sql.trim()
+    if (text === '' || download.value?.state === 'running') return null
+    const auth = session.projectAuth
+    const controller = new AbortController()
+    exportController = controller
+    download.value = { format, state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
+    const update = (patch: Partial<SqlExport>) => {
+      if (exportController === controller && download.value) download.value = { ...download.value, ...patch }
+    }
+    try {
+      const response = await exportQuery(auth, text, format, { signal: controller.signal })
+      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
+      update({ state: 'done' })
+      return file
+    } catch (err) {
+      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
+      return null
+    } finally {
+      if (exportController === controller) exportController = null
+    }
+  }
+
+  function cancelExport(): void {
+    exportController?.abort()
+  }
+
+  /** The queryable tables and their columns, from the metadata API; a part that fails is left out. */
+  async function loadTables(): Promise<void> {
+    const auth = session.projectAuth
+    await meta.load()
+    const [eventProperties, dimensions] = await Promise.all([meta.propertiesOf(ANY_EVENT).catch(() => []), listDimensionTables(auth).catch(() => [])])
+    const dimensionTables = await Promise.all(
+      dimensions.map(async (d): Promise<SqlTable> => {
+        const fields = await dimensionFields(auth, d.table).catch(() => [])
+        return { name: d.table, label: d.showName || 'Dimension table', columns: fields.map((f) => ({ id: f.id, name: f.name, dataType: f.dataType })) }
+      }),
+    )
+    if (auth.appKey !== owner.value) return
+    const userColumns = meta.userProperties.filter((p) => p.id !== 'xwho' && p.id !== 'distinct_id')
+    tables.value = [
+      { name: 'event_vd', label: 'Events', columns: [...EVENT_BASE, ...eventProperties.map((p) => ({ id: p.id, name: p.name, dataType: p.dataType }))] },
+      { name: 'profile_vd', label: 'User profiles', columns: [...PROFILE_BASE, ...userColumns.map((p) => ({ id: p.id, name: p.name, dataType: p.dataType }))] },
+      ...dimensionTables,
+    ]
+  }
+
+  return { owner, draft, running, result, error, history, download, tables, adopt, run, cancel, exportResult, cancelExport, clearHistory, loadTables }
+})
