@@ -1,0 +1,118 @@
+import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
+import type { Filter } from './schema'
+
+/** Cohorts (spec 2.6, 3.3, 4.5): rule and file cohorts, their computation and their members. The file upload is in cohortFiles.ts. */
+
+export type CohortStatus = 'calculating' | 'success' | 'failed'
+export type GroupRelation = 'AND' | 'OR'
+export type BetweenRelation = 'AND' | 'AND_NOT'
+export type CountAggregator = 'TOTAL_COUNT' | 'REMOVE_DUMPLICATE'
+
+/** A rule on a user property: `user.<propertyId>`, an operator of its data type and its params. */
+export interface UserRule {
+  type: 'user'
+  expression: string
+  function: string
+  params: (string | number)[]
+}
+
+/**
+ * A rule on what users did: events counted (or distinct values of one of their properties) over a
+ * window of days, compared with a numeric operator. The absolute window wins when both are sent.
+ */
+export interface EventRule {
+  type: 'event'
+  /** event.<eventId> with TOTAL_COUNT; event.<eventId>.<propertyId> with REMOVE_DUMPLICATE. */
+  expression: string
+  aggregator: CountAggregator
+  function: string
+  params: number[]
+  /** Two yyyy-MM-dd days, both included. */
+  eventAbsoluteTimeParams?: [string, string]
+  /** "<n>,<m>,day": from n days ago to m days ago. */
+  eventRelativeTimeParam?: string
+  filter?: Filter
+}
+
+export type CohortRule = UserRule | EventRule
+
+export interface CohortContent {
+  ruleGroup: { relation: GroupRelation; rules: CohortRule[] }[]
+  /** Between groups, left to right: groups - 1 values. */
+  relations: BetweenRelation[]
+}
+
+/** A cohort as GET /uba/api/cohort?needMore=true answers it. */
+export interface Cohort {
+  id: number
+  code: string
+  name: string
+  dynamic: 0 | 1
+  /** null before the first successful computation. */
+  userNumber: number | null
+  status: CohortStatus
+  /** yyyy-MM-dd HH:mm:ss in the project time zone; null before the first success. */
+  calculatedTime: string | null
+  source: 'rule' | 'file'
+  createdTime: string
+  createdUser: string
+  updatedTime: string
+  /** "" for a file cohort. */
+  content: CohortContent | ''
+  failReason: string | null
+}
+
+export interface NewCohort {
+  name: string
+  dynamic: 0 | 1
+  content: CohortContent
+}
+
+export interface CreatedCohort {
+  id: number
+  code: string
+  name: string
+}
+
+export interface FileCohort {
+  id: number
+  code: string
+  name: string
+  userNumber: number
+  /** Distinct values of the file with (and without) a matching user. */
+  matched: number
+  unmatched: number
+}
+
+/** One member: the requested user properties, then distinct_id and xwho. */
+export type CohortMember = Record<string, unknown> & { xwho: string; distinct_id: number }
+
+export interface MembersPage {
+  count: number
+  page: number
+  size: number
+  users: CohortMember[]
+}
+
+export interface MembersQuery {
+  cohortCode: string
+  page: number
+  pageSize: number
+  properties: string[]
+}
+
+type Ok = { success: 0 }
+
+export const listCohorts = (auth: ProjectAuth, options?: RequestOptions) => request<Cohort[]>(auth, 'GET', '/uba/api/cohort?needMore=true', undefined, options)
+export const createCohort = (auth: ProjectAuth, cohort: NewCohort) => request<CreatedCohort>(auth, 'POST', '/uba/api/cohort', cohort)
+export const recalculateCohort = (auth: ProjectAuth, id: number) => request<{ id: number; status: 'calculating' }>(auth, 'POST', `/uba/api/cohort/${id}/recalculate`)
+export const deleteCohort = (auth: ProjectAuth, id: number) => request<Ok>(auth, 'DELETE', `/uba/api/cohort/${id}`)
+
+export function cohortMembers(auth: ProjectAuth, query: MembersQuery, options?: RequestOptions): Promise<MembersPage> {
+  return request<MembersPage>(auth, 'POST', '/uba/api/cohort/users', query, options)
+}
+
+/** Every member as JSON lines, streamed. */
+export function exportCohortMembers(auth: ProjectAuth, query: { cohortCode: string; properties: string[] }, options?: RequestOptions): Promise<Response> {
+  return requestStream(auth, 'POST', '/uba/api/cohort/users/export', query, options)
+}

@@ -1,0 +1,256 @@
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import {
+  cohortMembers,
+  createCohort,
+  deleteCohort,
+  exportCohortMembers,
+  listCohorts,
+  recalculateCohort,
+  type Cohort,
+  type CreatedCohort,
+  type FileCohort,
+  type MembersPage,
+  type MembersQuery,
+  type NewCohort,
+} from '../api/cohorts'
+import { createFileCohort } from '../api/cohortFiles'
+import { readStream, type StreamProgress } from '../api/http'
+import { saveFile } from '../desktop'
+import { useMetaStore } from './meta'
+import { useSessionStore } from './session'
+
+type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** How often the list is read again while a cohort is being computed. */
+export const POLL_MS = 1200
+
+export interface MembersExport {
+  state: 'running' | 'done' | 'error' | 'cancelled'
+  progress: StreamProgress
+  error: Error | null
+}
+
+function columnsKey(appKey: string): string {
+  return `uba-desk.cohorts.columns.${appKey}`
+}
+
+/**
+ * The project's cohorts, kept current: while a view follows the list and a cohort is calculating,
+ * the list is read again every POLL_MS, and polling stops as soon as none is. Also one cohort's
+ * members, a page at a time, and their export.
+ */
+export const useCohortStore = defineStore('cohorts', () => {
+  const session = useSessionStore()
+  const meta = useMetaStore()
+
+  const owner = ref('')
+  const list = shallowRef<Cohort[]>([])
+  const state = ref<LoadState>('idle')
+  const error = ref<Error | null>(null)
+  const calculating = computed(() => list.value.some((c) => c.status === 'calculating'))
+  const polling = ref(false)
+  let followers = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  const members = shallowRef<MembersPage | null>(null)
+  const membersQuery = shallowRef<MembersQuery | null>(null)
+  const membersState = ref<LoadState>('idle')
+  const membersError = ref<Error | null>(null)
+  let membersController: AbortController | null = null
+
+  const download = shallowRef<MembersExport | null>(null)
+  let exportController: AbortController | null = null
+
+  function reset(appKey: string): void {
+    owner.value = appKey
+    list.value = []
+    state.value = 'idle'
+    error.value = null
+    members.value = null
+    membersQuery.value = null
+    membersState.value = 'idle'
+    membersController?.abort()
+    exportController?.abort()
+    download.value = null
+  }
+
+  function schedule(): void {
+    clearTimeout(timer)
+    timer = undefined
+    polling.value = followers > 0 && calculating.value && state.value !== 'error'
+    if (polling.value) timer = setTimeout(() => void load(), POLL_MS)
+  }
+
+  /** Reads the list; a list already shown stays on screen while it is read again. */
+  async function load(): Promise<void> {
+    const auth = session.projectAuth
+    if (!auth.appKey) return
+    if (owner.value !== auth.appKey) reset(auth.appKey)
+    const refreshing = state.value === 'ready'
+    if (!refreshing) state.value = 'loading'
+    try {
+      const next = await listCohorts(auth)
+      if (owner.value !== auth.appKey) return
+      list.value = next
+      state.value = 'ready'
+      error.value = null
+    } catch (err) {
+      if (owner.value !== auth.appKey) return
+      error.value = err as Error
+      // a failed refresh keeps the list on screen; the view says that it may be out of date
+      if (!refreshing) state.value = 'error'
+    }
+    schedule()
+  }
+
+  /** A view that shows cohorts follows the list: it is polled while one is calculating. */
+  function follow(): () => void {
+    followers += 1
+    schedule()
+    let stopped = false
+    return () => {
+      if (stopped) return
+      stopped = true
+      followers -= 1
+      schedule()
+    }
+  }
+
+  function byId(id: number): Cohort | undefined {
+    return list.value.find((c) => c.id === id)
+  }
+
+  /** Charts offer cohorts as crowds: their list changes with ours. */
+  function cohortsChanged(): void {
+    if (meta.owner === owner.value && meta.state !== 'idle') void meta.loadCrowds()
+  }
+
+  async function create(input: NewCohort): Promise<CreatedCohort> {
+    const created = await createCohort(session.projectAuth, input)
+    await load()
+    cohortsChanged()
+    return created
+  }
+
+  async function createFromFile(input: { name: string; property: string; file: File }): Promise<FileCohort> {
+    const created = await createFileCohort(session.projectAuth, input)
+    await load()
+    cohortsChanged()
+    return created
+  }
+
+  async function recalculate(id: number): Promise<void> {
+    await recalculateCohort(session.projectAuth, id)
+    list.value = list.value.map((c) => (c.id === id ? { ...c, status: 'calculating' as const } : c))
+    schedule()
+  }
+
+  async function remove(id: number): Promise<void> {
+    await deleteCohort(session.projectAuth, id)
+    list.value = list.value.filter((c) => c.id !== id)
+    schedule()
+    cohortsChanged()
+  }
+
+  /** The member columns last chosen in this project; null: none chosen yet. */
+  function savedColumns(): string[] | null {
+    try {
+      const value: unknown = JSON.parse(localStorage.getItem(columnsKey(owner.value)) ?? 'null')
+      return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : null
+    } catch {
+      return null
+    }
+  }
+
+  function saveColumns(columns: string[]): void {
+    try {
+      localStorage.setItem(columnsKey(owner.value), JSON.stringify(columns))
+    } catch {
+      // storage disabled: the choice lasts until the page is closed
+    }
+  }
+
+  /** One page of members; a newer request makes an older one stale. */
+  async function loadMembers(query: MembersQuery): Promise<void> {
+    membersController?.abort()
+    const controller = new AbortController()
+    membersController = controller
+    const auth = session.projectAuth
+    membersQuery.value = query
+    membersState.value = 'loading'
+    membersError.value = null
+    try {
+      const page = await cohortMembers(auth, query, { signal: controller.signal })
+      if (membersController !== controller) return
+      members.value = page
+      membersState.value = 'ready'
+    } catch (err) {
+      if (membersController !== controller) return
+      membersError.value = err as Error
+      membersState.value = 'error'
+    } finally {
+      if (membersController === controller) membersController = null
+    }
+  }
+
+  /** Downloads every member as JSON lines (a file named after the cohort). */
+  async function exportMembers(cohort: Cohort, properties: string[]): Promise<void> {
+    if (download.value?.state === 'running') return
+    const controller = new AbortController()
+    exportController = controller
+    const update = (patch: Partial<MembersExport>) => {
+      if (exportController === controller) download.value = { ...download.value!, ...patch }
+    }
+    download.value = { state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
+    try {
+      const response = await exportCohortMembers(session.projectAuth, { cohortCode: cohort.code, properties }, { signal: controller.signal })
+      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
+      update({ state: 'done' })
+      saveFile(file, `${cohort.name}.jsonl`)
+    } catch (err) {
+      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
+    } finally {
+      if (exportController === controller) exportController = null
+    }
+  }
+
+  function cancelExport(): void {
+    exportController?.abort()
+  }
+
+  function clearMembers(): void {
+    membersController?.abort()
+    members.value = null
+    membersQuery.value = null
+    membersState.value = 'idle'
+    download.value = null
+  }
+
+  return {
+    owner,
+    list,
+    state,
+    error,
+    calculating,
+    polling,
+    load,
+    follow,
+    byId,
+    create,
+    createFromFile,
+    recalculate,
+    remove,
+    members,
+    membersQuery,
+    membersState,
+    membersError,
+    loadMembers,
+    clearMembers,
+    savedColumns,
+    saveColumns,
+    download,
+    exportMembers,
+    cancelExport,
+  }
+})
