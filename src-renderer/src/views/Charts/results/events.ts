@@ -36,11 +36,12 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
 
   // the chart draws the rows with the largest first measure; the table keeps every row
   const ranked = [...r.rows].sort((a, b) => (b.sum[0] ?? 0) - (a.sum[0] ?? 0))
-  const series: { name: string; data: (number | null)[]; measure: number; row: number }[] = []
+  // a series id names its measure and answer row: a click on a point drills down into it
+  const series: { id: string; name: string; data: (number | null)[]; measure: number; row: number }[] = []
   ranked.forEach((row, i) => {
     r.measures.forEach((_, m) => {
       const name = broken ? (r.measures.length > 1 ? `${byName(row.byValue)} · ${measureName(m)}` : byName(row.byValue)) : measureName(m)
-      series.push({ name, data: row.values[m] ?? [], measure: m, row: i })
+      series.push({ id: `drill:${m}:${r.rows.indexOf(row)}`, name, data: row.values[m] ?? [], measure: m, row: i })
     })
   })
   const shown = series.slice(0, MAX_SERIES)
@@ -60,7 +61,7 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
   const partial = !asBars && labels.partial === true && r.series.length > 1
   const last = r.series.length - 1
   const lines = shown.flatMap((s, i) => {
-    const common = { name: s.name, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, itemStyle: { color: colourOf(s, i) } }
+    const common = { id: s.id, name: s.name, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, itemStyle: { color: colourOf(s, i) } }
     const line = {
       ...common,
       type: 'line' as const,
@@ -73,10 +74,11 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
     if (!partial) return [{ ...line, data: s.data, areaStyle: shown.length === 1 ? { opacity: p.dark ? 0.16 : 0.08 } : undefined }]
     return [
       { ...line, data: s.data.map((v, k) => (k < last ? v : null)), areaStyle: shown.length === 1 ? { opacity: p.dark ? 0.16 : 0.08 } : undefined },
-      { ...line, data: s.data.map((v, k) => (k >= last - 1 ? v : null)), lineStyle: { width: 2, type: 'dotted' as const }, tooltip: { show: false } },
+      { ...line, id: `${s.id}:tail`, data: s.data.map((v, k) => (k >= last - 1 ? v : null)), lineStyle: { width: 2, type: 'dotted' as const }, tooltip: { show: false } },
     ]
   })
   const bars = shown.map((s, i) => ({
+    id: s.id,
     name: s.name,
     data: s.data,
     yAxisIndex: twoAxes && right(s.measure) ? 1 : 0,
