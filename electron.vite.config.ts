@@ -36,6 +36,8 @@ export default defineConfig({
     plugins: [vue()],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      // the web UI is loaded over HTTP in a browser too: ship it minified
+      minify: true,
       rolldownOptions: {
         input: { index: resolve(root, 'src-renderer/index.html') },
       },

@@ -9,6 +9,8 @@ declare module 'vue-router' {
     icon?: IconName
     /** Shown without the app shell (the connect screen). */
     bare?: boolean
+    /** Grows with the window (charts, tables, the editor) instead of keeping reading width. */
+    wide?: boolean
   }
 }
 
@@ -16,11 +18,11 @@ export const routes: RouteRecordRaw[] = [
   { path: '/', redirect: { name: 'settings' } },
   { path: '/connect', name: 'connect', component: () => import('./views/Connect/ConnectView.vue'), meta: { bare: true } },
   { path: '/import', name: 'import', component: () => import('./views/Import/ImportView.vue'), meta: { nav: 'Import', icon: 'import' } },
-  { path: '/schema', name: 'schema', component: () => import('./views/Schema/SchemaView.vue'), meta: { nav: 'Schema', icon: 'schema' } },
-  { path: '/cohorts', name: 'cohorts', component: () => import('./views/Cohorts/CohortsView.vue'), meta: { nav: 'Cohorts', icon: 'cohorts' } },
-  { path: '/charts', name: 'charts', component: () => import('./views/Charts/ChartsView.vue'), meta: { nav: 'Charts', icon: 'charts' } },
-  { path: '/people', name: 'people', component: () => import('./views/People/PeopleView.vue'), meta: { nav: 'People', icon: 'people' } },
-  { path: '/sql', name: 'sql', component: () => import('./views/SQL/SQLView.vue'), meta: { nav: 'SQL', icon: 'sql' } },
+  { path: '/schema', name: 'schema', component: () => import('./views/Schema/SchemaView.vue'), meta: { nav: 'Schema', icon: 'schema', wide: true } },
+  { path: '/cohorts', name: 'cohorts', component: () => import('./views/Cohorts/CohortsView.vue'), meta: { nav: 'Cohorts', icon: 'cohorts', wide: true } },
+  { path: '/charts', name: 'charts', component: () => import('./views/Charts/ChartsView.vue'), meta: { nav: 'Charts', icon: 'charts', wide: true } },
+  { path: '/people', name: 'people', component: () => import('./views/People/PeopleView.vue'), meta: { nav: 'People', icon: 'people', wide: true } },
+  { path: '/sql', name: 'sql', component: () => import('./views/SQL/SQLView.vue'), meta: { nav: 'SQL', icon: 'sql', wide: true } },
   { path: '/settings', name: 'settings', component: () => import('./views/Settings/SettingsView.vue'), meta: { nav: 'Settings', icon: 'settings' } },
   { path: '/:rest(.*)*', redirect: { name: 'settings' } },
 ]
