@@ -34,6 +34,7 @@ describe('/openapi.json and /docs', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m} ${path}`))
     // later areas add their own routes; these must always be there
     expect(documented).toEqual(expect.arrayContaining(expected))
+    const declared = doc.tags.map((t: { name: string }) => t.name)
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         // open by design: health, and the SDK collector (records carry their appid)
@@ -41,6 +42,8 @@ describe('/openapi.json and /docs', () => {
         expect(op.security, `${method} ${path}`).toBeDefined()
         expect(op.responses['401'], `${method} ${path}`).toBeDefined()
         expect(op.summary, `${method} ${path}`).toBeTruthy()
+        // every area is described in the tag list /docs groups by
+        for (const tag of op.tags ?? []) expect(declared, `${method} ${path}: tag ${tag}`).toContain(tag)
       }
     }
   })
