@@ -1,10 +1,31 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { listProjects, type Project } from '../api/platform'
+import { createProject, getProject, listProjects, switchStream, type NewProject, type Project, type ProjectDetail, type StreamState } from '../api/platform'
 import { getOverview, type ProjectOverview } from '../api/project'
+import type { PlatformAuth } from '../api/http'
 import { useSessionStore } from './session'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** How long background work (a project's database, a stream switch) is followed before giving up. */
+const FOLLOW_LIMIT_MS = 60_000
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Reads a project's detail until `settled` holds. The server's background work usually takes a
+ * fraction of a second, so the first reads come quickly and later ones slow down.
+ */
+async function follow(auth: PlatformAuth, appKey: string, settled: (detail: ProjectDetail) => boolean, onRead: (detail: ProjectDetail) => void, slowMessage: string): Promise<ProjectDetail> {
+  const deadline = Date.now() + FOLLOW_LIMIT_MS
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+    const detail = await getProject(auth, appKey)
+    onRead(detail)
+    if (settled(detail)) return detail
+    if (Date.now() > deadline) throw new Error(slowMessage)
+    await pause(delay)
+  }
+}
 
 /** The project list, the current project (shared by every view) and its overview. */
 export const useProjectStore = defineStore('project', () => {
@@ -78,5 +99,44 @@ export const useProjectStore = defineStore('project', () => {
     }
   }
 
-  return { projects, listState, listError, current, overview, overviewState, overviewError, connect, load, select, loadOverview }
+  /** Records a stream state read from the server in the list and the overview, which both show it. */
+  function noteStream(appKey: string, stream: StreamState): void {
+    projects.value = projects.value.map((p) => (p.appKey === appKey && p.stream !== stream ? { ...p, stream } : p))
+    if (overview.value?.appKey === appKey && overview.value.stream !== stream) overview.value = { ...overview.value, stream }
+  }
+
+  /** Creates a project, waits until its database exists, then makes it the current project. */
+  async function create(input: NewProject): Promise<string> {
+    const auth = session.platformAuth
+    const { appKey } = await createProject(auth, input)
+    try {
+      const detail = await follow(auth, appKey, (d) => d.finish || d.status === 3, () => undefined, 'The project was registered, but its database is still being created. Open Settings again in a moment.')
+      if (!detail.finish) throw new Error('The project was registered, but its database could not be created (status: abnormal).')
+    } finally {
+      // it is registered either way: the list shows it as soon as it is usable
+      await load().catch(() => undefined)
+    }
+    select(appKey)
+    return appKey
+  }
+
+  /** Follows a project's data stream through starting / closing until it settles. */
+  async function followStream(appKey: string): Promise<StreamState> {
+    const detail = await follow(
+      session.platformAuth,
+      appKey,
+      (d) => d.stream !== 1 && d.stream !== 5,
+      (d) => noteStream(appKey, d.stream),
+      'The data stream has not settled yet; its state will update when Settings is opened again.',
+    )
+    return detail.stream
+  }
+
+  /** Starts or stops a project's data stream and follows it until it settles. */
+  async function setStream(appKey: string, on: boolean): Promise<StreamState> {
+    await switchStream(session.platformAuth, appKey, on)
+    return followStream(appKey)
+  }
+
+  return { projects, listState, listError, current, overview, overviewState, overviewError, connect, load, select, loadOverview, create, setStream, followStream }
 })
