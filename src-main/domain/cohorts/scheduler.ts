@@ -2,7 +2,7 @@ import { currentTime } from '../analysis/clock'
 import { localStamp } from '../analysis/runner'
 import type { DomainContext } from '../context'
 import { resumeTags } from '../tags/compute'
-import { startComputation } from './compute'
+import { resumeCohorts, startComputation } from './compute'
 
 /**
  * The daily recompute of dynamic cohorts (spec 2.6: "recomputed once per day in the early
@@ -56,13 +56,6 @@ export function runDueRecomputes(ctx: DomainContext, now: number = currentTime()
     started.push(row.id)
   }
   return started
-}
-
-/** Computations cut short by a stop (status still calculating) start again. */
-export function resumeCohorts(ctx: DomainContext, now: number = currentTime()): number[] {
-  const ids = ctx.meta.prepare(`SELECT id FROM cohorts WHERE status = 'calculating' ORDER BY id`).pluck().all() as number[]
-  for (const id of ids) startComputation(ctx, id, now)
-  return ids
 }
 
 /**

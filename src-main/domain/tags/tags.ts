@@ -82,7 +82,7 @@ export async function createFileTag(
     for (const [xwho, value] of values) add.run(inserted.id, xwho, value)
     return inserted
   })()
-  const run = newTagRun(ctx.meta, row.id)
+  const run = newTagRun(ctx.meta, row.id, now)
   try {
     const outcome = await materialiseTag(ctx, row.id, run, now)
     if (!outcome) throw new Error(`tag ${row.code} was overtaken while it was created`)

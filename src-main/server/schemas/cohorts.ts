@@ -19,14 +19,40 @@ export const cohortIdParams = {
   properties: { id: { type: 'integer', minimum: 1, description: 'Cohort id.' } },
 } as const
 
-const name = { type: 'string', minLength: 1, maxLength: NAME_MAX, 'x-rule': `1-${NAME_MAX} characters`, description: 'Unique name in the project.' }
+export const nameRule = { type: 'string', minLength: 1, maxLength: NAME_MAX, 'x-rule': `1-${NAME_MAX} characters`, description: 'Unique name in the project.' } as const
+
+/** The fields every cohort and tag answer starts with. */
+export const identityFields = { id: { type: 'integer' }, code: { type: 'string' }, name: { type: 'string' } } as const
+
+export const statusRule = { type: 'string', enum: ['calculating', 'success', 'failed'] } as const
+
+/**
+ * The multipart body of a byfile route: a name and a file of `columns`, plus `extra` parts.
+ * Documentation only: the multipart reader does not fill the body, the route checks the parts.
+ */
+export function fileUploadBody<Extra extends object>(columns: string, extra: Extra) {
+  return {
+    content: {
+      'multipart/form-data': {
+        schema: {
+          description: 'name and file are required.',
+          properties: {
+            name: { type: 'string', description: 'Unique name.' },
+            file: { type: 'string', format: 'binary', description: `Excel workbook (first sheet) or CSV file with ${columns}, at most ${MAX_FILE_BYTES / 1024 / 1024} MB.` },
+            ...extra,
+          },
+        },
+      },
+    },
+  } as const
+}
 
 export const newCohortBody = {
   type: 'object',
   required: ['name', 'dynamic', 'content'],
   additionalProperties: false,
   properties: {
-    name,
+    name: nameRule,
     dynamic: { type: 'integer', enum: [0, 1], description: `1 dynamic (recomputed every day at ${RECOMPUTE_HOUR}:00 project time), 0 static (computed at creation and on recalculate).` },
     content: { type: 'object', description: CONTENT_RULES },
   },
@@ -47,12 +73,10 @@ export const createdCohort = {
 export const cohortRecord = {
   type: 'object',
   properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
+    ...identityFields,
     dynamic: { type: 'integer' },
     userNumber: { type: ['integer', 'null'], description: 'Members at the last successful computation; null before the first.' },
-    status: { type: 'string', enum: ['calculating', 'success', 'failed'] },
+    status: statusRule,
     calculatedTime: { type: ['string', 'null'], description: 'The moment the last successful computation was made as of (yyyy-MM-dd HH:mm:ss, project time zone); null before the first.' },
     source: { type: 'string', enum: ['rule', 'file'], description: 'needMore only: rule (built from rules) or file (byfile).' },
     createdTime: { type: 'string', description: 'needMore only.' },
@@ -67,28 +91,14 @@ export const needMoreQuery = { needMore: { type: 'boolean', default: false, desc
 
 export const QUOTA_NOTE = `A project holds at most ${DEFAULT_QUOTA} cohorts (the settings key \`${QUOTA_KEY}\` of the metadata database changes it); past that: 501/501. A name in use: 501/50101.`
 
-export const fileCohortBody = {
-  content: {
-    'multipart/form-data': {
-      // documentation only: the multipart reader does not fill the body, the route checks the parts
-      schema: {
-        description: 'name and file are required.',
-        properties: {
-          name: { type: 'string', description: 'Unique name.' },
-          file: { type: 'string', format: 'binary', description: `Excel workbook (first sheet) or CSV file with one column of values, at most ${MAX_FILE_BYTES / 1024 / 1024} MB.` },
-          property: { type: 'string', description: 'A string user property whose values the file lists; default xwho.' },
-        },
-      },
-    },
-  },
-} as const
+export const fileCohortBody = fileUploadBody('one column of values', {
+  property: { type: 'string', description: 'A string user property whose values the file lists; default xwho.' },
+} as const)
 
 export const fileCohort = {
   type: 'object',
   properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
+    ...identityFields,
     dynamic: { type: 'integer', enum: [0] },
     userNumber: { type: 'integer', description: 'Members: users whose property equals one of the values.' },
     matched: { type: 'integer', description: 'Distinct values of the file that matched at least one user.' },

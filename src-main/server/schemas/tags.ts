@@ -1,6 +1,5 @@
-import { MAX_FILE_BYTES } from '../../domain/cohorts/sheet'
-import { NAME_MAX } from '../../domain/cohorts/store'
 import { TAG_LIMITS } from '../../domain/tags/tags'
+import { fileUploadBody, identityFields, nameRule, statusRule } from './cohorts'
 
 /** JSON schemas of tags (a UBA Desk definition; spec 2.9 only shows `tag.<code>` in user details). */
 
@@ -17,7 +16,7 @@ export const newTagBody = {
   required: ['name', 'rules'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: NAME_MAX, 'x-rule': `1-${NAME_MAX} characters`, description: 'Unique name in the project (in use: 501/50101).' },
+    name: { ...nameRule, description: 'Unique name in the project (in use: 501/50101).' },
     rules: {
       type: 'array',
       minItems: 1,
@@ -40,11 +39,9 @@ const version = {
 export const tagRecord = {
   type: 'object',
   properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
+    ...identityFields,
     source: { type: 'string', enum: ['rule', 'file'] },
-    status: { type: 'string', enum: ['calculating', 'success', 'failed'], description: 'Of the latest computation.' },
+    status: { ...statusRule, description: 'Of the latest computation.' },
     failReason: { type: ['string', 'null'] },
     createdUser: { type: 'string', description: 'Display name of the loginUser account, or "API".' },
     createdTime: { type: 'string' },
@@ -57,35 +54,18 @@ export const tagRecord = {
 export const createdTag = {
   type: 'object',
   properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
+    ...identityFields,
     status: { type: 'string', enum: ['calculating'] },
     createTime: { type: 'string' },
   },
 } as const
 
-export const fileTagBody = {
-  content: {
-    'multipart/form-data': {
-      // documentation only: the multipart reader does not fill the body, the route checks the parts
-      schema: {
-        description: 'name and file are required.',
-        properties: {
-          name: { type: 'string', description: 'Unique name.' },
-          file: { type: 'string', format: 'binary', description: `Excel workbook (first sheet) or CSV file with two columns, xwho and value, at most ${MAX_FILE_BYTES / 1024 / 1024} MB.` },
-        },
-      },
-    },
-  },
-} as const
+export const fileTagBody = fileUploadBody('two columns, xwho and value', {})
 
 export const fileTag = {
   type: 'object',
   properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
+    ...identityFields,
     version: { type: 'integer', enum: [1] },
     userNumber: { type: 'integer' },
     matched: { type: 'integer', description: 'Rows (distinct xwho) whose xwho is a user of the project.' },
