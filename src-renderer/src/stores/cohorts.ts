@@ -15,21 +15,17 @@ import {
   type NewCohort,
 } from '../api/cohorts'
 import { createFileCohort } from '../api/cohortFiles'
-import { readStream, type StreamProgress } from '../api/http'
 import { saveFile } from '../desktop'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
+import { streamedExport, type StreamedExport } from './streamedExport'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** How often the list is read again while a cohort is being computed. */
 export const POLL_MS = 1200
 
-export interface MembersExport {
-  state: 'running' | 'done' | 'error' | 'cancelled'
-  progress: StreamProgress
-  error: Error | null
-}
+export type MembersExport = StreamedExport
 
 function columnsKey(appKey: string): string {
   return `uba-desk.cohorts.columns.${appKey}`
@@ -59,8 +55,7 @@ export const useCohortStore = defineStore('cohorts', () => {
   const membersError = ref<Error | null>(null)
   let membersController: AbortController | null = null
 
-  const download = shallowRef<MembersExport | null>(null)
-  let exportController: AbortController | null = null
+  const { download, start: startExport, cancel: cancelExport } = streamedExport()
 
   function reset(appKey: string): void {
     owner.value = appKey
@@ -71,7 +66,7 @@ export const useCohortStore = defineStore('cohorts', () => {
     membersQuery.value = null
     membersState.value = 'idle'
     membersController?.abort()
-    exportController?.abort()
+    cancelExport()
     download.value = null
   }
 
@@ -197,26 +192,9 @@ export const useCohortStore = defineStore('cohorts', () => {
   /** Downloads every member as JSON lines (a file named after the cohort). */
   async function exportMembers(cohort: Cohort, properties: string[]): Promise<void> {
     if (download.value?.state === 'running') return
-    const controller = new AbortController()
-    exportController = controller
-    const update = (patch: Partial<MembersExport>) => {
-      if (exportController === controller) download.value = { ...download.value!, ...patch }
-    }
-    download.value = { state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
-    try {
-      const response = await exportCohortMembers(session.projectAuth, { cohortCode: cohort.code, properties }, { signal: controller.signal })
-      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
-      update({ state: 'done' })
-      saveFile(file, `${cohort.name}.jsonl`)
-    } catch (err) {
-      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
-    } finally {
-      if (exportController === controller) exportController = null
-    }
-  }
-
-  function cancelExport(): void {
-    exportController?.abort()
+    const auth = session.projectAuth
+    const file = await startExport({}, (signal) => exportCohortMembers(auth, { cohortCode: cohort.code, properties }, { signal }))
+    if (file) saveFile(file, `${cohort.name}.jsonl`)
   }
 
   function clearMembers(): void {

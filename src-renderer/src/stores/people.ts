@@ -1,9 +1,9 @@
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
-import { readStream, type StreamProgress } from '../api/http'
 import { exportSequence, getSequence, getUser, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
 import { runQuery } from '../api/sql'
 import { useSessionStore } from './session'
+import { streamedExport, type StreamedExport } from './streamedExport'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
@@ -27,11 +27,7 @@ export interface ActiveUser {
   events: number
 }
 
-export interface SequenceExport {
-  state: 'running' | 'done' | 'error' | 'cancelled'
-  progress: StreamProgress
-  error: Error | null
-}
+export type SequenceExport = StreamedExport
 
 function sameUser(a: UserRef | null, b: UserRef | null): boolean {
   if (!a || !b) return a === b
@@ -75,13 +71,12 @@ export const usePeopleStore = defineStore('people', () => {
   const complete = computed(() => sequenceState.value === 'ready' && rows.value.length < limit.value)
   const canLoadMore = computed(() => sequenceState.value === 'ready' && !complete.value && limit.value < MAX_LIMIT)
 
-  const download = shallowRef<SequenceExport | null>(null)
+  const { download, start: startExport, cancel: cancelExport } = streamedExport()
   const recent = ref<string[]>([])
   const active = shallowRef<ActiveUser[]>([])
 
   let profileTicket = 0
   let sequenceTicket = 0
-  let exportController: AbortController | null = null
   let shownProperties: string[] | undefined
 
   /**
@@ -177,28 +172,7 @@ export const usePeopleStore = defineStore('people', () => {
     if (!who || download.value?.state === 'running') return null
     const auth = session.projectAuth
     const { from, to, events } = filter.value
-    const controller = new AbortController()
-    exportController = controller
-    const state: SequenceExport = { state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
-    download.value = state
-    const update = (patch: Partial<SequenceExport>) => {
-      if (exportController === controller) download.value = { ...download.value!, ...patch }
-    }
-    try {
-      const response = await exportSequence(auth, who, { fromDate: from, toDate: to, ...(events.length ? { events } : {}) }, { signal: controller.signal })
-      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
-      update({ state: 'done' })
-      return file
-    } catch (err) {
-      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
-      return null
-    } finally {
-      if (exportController === controller) exportController = null
-    }
-  }
-
-  function cancelExport(): void {
-    exportController?.abort()
+    return startExport({}, (signal) => exportSequence(auth, who, { fromDate: from, toDate: to, ...(events.length ? { events } : {}) }, { signal }))
   }
 
   /**

@@ -1,10 +1,10 @@
 import { defineStore } from 'pinia'
 import { ref, shallowRef, watch } from 'vue'
 import { dimensionFields, listDimensionTables } from '../api/dimensions'
-import { readStream, type StreamProgress } from '../api/http'
 import { exportQuery, runQuery, type SqlFormat, type SqlRow } from '../api/sql'
 import { ANY_EVENT, useMetaStore } from './meta'
 import { useSessionStore } from './session'
+import { streamedExport, type StreamedExport } from './streamedExport'
 
 const HISTORY_MAX = 30
 
@@ -27,12 +27,7 @@ export interface HistoryEntry {
   error: string | null
 }
 
-export interface SqlExport {
-  format: SqlFormat
-  state: 'running' | 'done' | 'error' | 'cancelled'
-  progress: StreamProgress
-  error: Error | null
-}
+export type SqlExport = StreamedExport & { format: SqlFormat }
 
 /** A column the editor can complete: its name in SQL, display name and data type. */
 export interface SqlColumn {
@@ -90,10 +85,9 @@ export const useSqlStore = defineStore('sql', () => {
   const result = shallowRef<SqlResult | null>(null)
   const error = ref<Error | null>(null)
   const history = ref<HistoryEntry[]>([])
-  const download = shallowRef<SqlExport | null>(null)
+  const { download, start: startExport, cancel: cancelExport } = streamedExport<{ format: SqlFormat }>()
   const tables = shallowRef<SqlTable[]>([])
   let queryController: AbortController | null = null
-  let exportController: AbortController | null = null
 
   /** Takes up the workspace of the current project (after a switch, or on first use). */
   function adopt(): void {
@@ -163,27 +157,7 @@ export const useSqlStore = defineStore('sql', () => {
     const text = sql.trim()
     if (text === '' || download.value?.state === 'running') return null
     const auth = session.projectAuth
-    const controller = new AbortController()
-    exportController = controller
-    download.value = { format, state: 'running', progress: { bytes: 0, lines: 0 }, error: null }
-    const update = (patch: Partial<SqlExport>) => {
-      if (exportController === controller && download.value) download.value = { ...download.value, ...patch }
-    }
-    try {
-      const response = await exportQuery(auth, text, format, { signal: controller.signal })
-      const file = await readStream(response, (progress) => update({ progress }), controller.signal)
-      update({ state: 'done' })
-      return file
-    } catch (err) {
-      update(controller.signal.aborted ? { state: 'cancelled' } : { state: 'error', error: err as Error })
-      return null
-    } finally {
-      if (exportController === controller) exportController = null
-    }
-  }
-
-  function cancelExport(): void {
-    exportController?.abort()
+    return startExport({ format }, (signal) => exportQuery(auth, text, format, { signal }))
   }
 
   /** The queryable tables and their columns, from the metadata API; a part that fails is left out. */

@@ -1,32 +1,14 @@
 import type { AnalysisKind, PeriodUnit } from '../../../api/analysis'
-import type { DataType } from '../../../api/schema'
+import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
 import { ANY_EVENT } from '../../../stores/meta'
+
+export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft, type PropertyScope } from '../../../filters/draft'
 
 /**
  * What the builder edits: one definition per analysis, kept while the user switches between
  * them, and saved as reports. Property references keep their scope and id; the request builders
  * write the expression for the event they apply to (a filter on a step names that step's event).
  */
-
-export type PropertyScope = 'event' | 'user'
-
-export interface PropertyRefDraft {
-  scope: PropertyScope
-  id: string
-  dataType: DataType
-}
-
-export interface ConditionDraft {
-  key: string
-  property: PropertyRefDraft | null
-  function: string
-  params: (string | number)[]
-}
-
-export interface FilterDraft {
-  relation: 'AND' | 'OR'
-  conditions: ConditionDraft[]
-}
 
 export interface BreakdownDraft {
   property: PropertyRefDraft
@@ -109,17 +91,6 @@ export interface RangeDraft {
   /** yyyy-MM-dd; used with the custom preset (the others are counted back from today). */
   from: string
   to: string
-}
-
-let counter = 0
-/** A key for list items (v-for), unique within the page. */
-export function newKey(): string {
-  counter += 1
-  return `k${Date.now().toString(36)}${counter}`
-}
-
-export function emptyFilter(): FilterDraft {
-  return { relation: 'AND', conditions: [] }
 }
 
 export function newMeasure(eventId = ANY_EVENT, aggregator = 'TRIGGER_USER_COUNT'): MeasureDraft {

@@ -1,6 +1,6 @@
 import type { AnalysisKind, AnalysisRequests, ByField, MeasureRequest } from '../../../api/analysis'
 import type { Filter } from '../../../api/schema'
-import { operatorOf, paramsComplete } from '../../../components/charts/operators'
+import { operatorOf, paramsComplete } from '../../../filters/operators'
 import { ANY_EVENT } from '../../../stores/meta'
 import type { BreakdownDraft, ConditionDraft, Definitions, FilterDraft, MeasureDraft, PropertyRefDraft } from './definitions'
 import { aggregatorOf } from './labels'

@@ -1,42 +1,15 @@
 import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../../api/cohorts'
-import type { DataType, Filter } from '../../../api/schema'
-import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../../components/charts/operators'
+import type { Filter } from '../../../api/schema'
+import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
+import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../../filters/operators'
+
+export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
 
 /**
  * The cohort builder's state, and its way to the request body of POST /uba/api/cohort (spec 2.6).
  * Drafts may be incomplete while they are written; `checkDraft` says what is missing, and where,
  * before anything is sent.
  */
-
-/** A property as the shared pickers and filter editor hold it (components/charts). */
-export interface PropertyRefDraft {
-  scope: 'event' | 'user'
-  id: string
-  dataType: DataType
-}
-
-export interface ConditionDraft {
-  key: string
-  property: PropertyRefDraft | null
-  function: string
-  params: (string | number)[]
-}
-
-export interface FilterDraft {
-  relation: 'AND' | 'OR'
-  conditions: ConditionDraft[]
-}
-
-let counter = 0
-/** A key for list items (v-for), unique within the page. */
-export function newKey(): string {
-  counter += 1
-  return `c${Date.now().toString(36)}${counter}`
-}
-
-export function emptyFilter(): FilterDraft {
-  return { relation: 'AND', conditions: [] }
-}
 
 export interface UserRuleDraft {
   key: string

@@ -1,9 +1,9 @@
-import type { DataType } from '../../api/schema'
+import type { DataType } from '../api/schema'
 
 /**
  * The filter operators per data type (spec-notes "Operators per data type"), with the words the
- * UI shows. The server keeps the same catalogue (domain/expr/filters.ts OPERATORS); a test checks
- * that the two agree.
+ * UI shows: the one catalogue of every filter editor (charts, cohorts, virtual events). The server
+ * keeps the same catalogue (domain/expr/filters.ts OPERATORS); a test checks that the two agree.
  */
 
 /** How an operator's params are entered. */
