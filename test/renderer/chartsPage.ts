@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Browser, Page, Request } from 'playwright-core'
 import { expect } from 'vitest'
-import { RESULTS } from '../helpers/browser'
+import { openView, RESULTS } from '../helpers/browser'
 import type { TestServer } from '../helpers/server'
 
 /** Driving the Charts view in the browser tests: opening it, picking, reading its table. */
@@ -15,20 +15,12 @@ export interface Charts {
 
 /** Opens the Charts view through the connect link; `page` reuses a context (its saved reports). */
 export async function openCharts(browser: Browser, server: TestServer, colorScheme: 'light' | 'dark', reuse?: Page): Promise<Charts> {
-  const context = reuse?.context() ?? (await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, acceptDownloads: true }))
-  const page = await context.newPage()
-  const problems: string[] = []
   const requests: Request[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
-  })
-  page.on('request', (r) => {
-    if (r.url().includes('/analyze')) requests.push(r)
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.getByRole('link', { name: 'Charts' }).click()
+  const watch = (page: Page) =>
+    page.on('request', (r) => {
+      if (r.url().includes('/analyze')) requests.push(r)
+    })
+  const { page, problems } = await openView(browser, server, 'Charts', { colorScheme, reuse, watch })
   await page.getByRole('tab', { name: 'Events' }).waitFor()
   return { page, problems, requests }
 }

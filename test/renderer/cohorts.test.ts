@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { fixture, warehouseRows } from '../helpers/ingest'
 import { eventually, type TestServer } from '../helpers/server'
 import { checkDraft, contentOf, localMessage, newDraft, newEventRule, newUserRule, targetOf } from '../../src-renderer/src/views/Cohorts/model/draft'
@@ -24,21 +24,8 @@ beforeAll(async () => {
 
 afterAll(() => stop?.())
 
-/** Connects through the link and opens the Cohorts view; collects page errors (the server's deliberate 400s aside). */
-async function openCohorts(colorScheme: 'light' | 'dark', hash = '#/cohorts'): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, acceptDownloads: true })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.goto(`${server.url}/${hash}`)
-  await page.locator('h1').waitFor()
-  return { page, problems }
-}
+/** Opens the Cohorts view, or a cohort by its address (its name as the heading). */
+const openCohorts = (colorScheme: 'light' | 'dark', hash = '#/cohorts', heading = 'Cohorts') => openView(browser, server, 'Cohorts', { colorScheme, hash, heading, allow400: true })
 
 /** Opens a search-select (by its trigger's test id, unless already open) and picks the option named `name`. */
 async function pick(page: Page, testid: string, search: string, name: string): Promise<void> {
@@ -197,7 +184,7 @@ describe('Cohorts view', () => {
 
   it('duplicates a cohort into the builder (dark theme): the copy, created as it is, has the same rules and size', async () => {
     const original = (await cohortByName('Women who never paid'))!
-    const { page, problems } = await openCohorts('dark', `#/cohorts?id=${original.id}`)
+    const { page, problems } = await openCohorts('dark', `#/cohorts?id=${original.id}`, original.name)
     await page.getByTestId('detail-duplicate').click()
     await page.getByRole('heading', { name: 'New cohort', level: 1 }).waitFor()
     expect(await page.getByTestId('cohort-name').inputValue()).toBe('Women who never paid (copy)')

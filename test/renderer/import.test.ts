@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import * as XLSX from 'xlsx'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { fixture } from '../helpers/ingest'
 import type { TestServer } from '../helpers/server'
 
@@ -32,18 +32,9 @@ function eventsCsv(rows: number, badRow: number): string {
 }
 
 async function openImport(colorScheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.getByRole('link', { name: 'Import' }).click()
-  await page.getByRole('heading', { name: 'Import a file' }).waitFor()
-  return { page, problems }
+  const opened = await openView(browser, server, 'Import', { colorScheme })
+  await opened.page.getByRole('heading', { name: 'Import a file' }).waitFor()
+  return opened
 }
 
 /** Text of every header cell of the preview table. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { warehouseRows } from '../helpers/ingest'
 import { eventually, type TestServer } from '../helpers/server'
 
@@ -29,21 +29,7 @@ beforeAll(async () => {
 
 afterAll(() => stop?.())
 
-/** Connects through the link and opens the People view; collects page errors. */
-async function openPeople(colorScheme: 'light' | 'dark', hash = '#/people'): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, acceptDownloads: true })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.goto(`${server.url}/${hash}`)
-  await page.getByRole('heading', { name: 'People', level: 1 }).waitFor()
-  return { page, problems }
-}
+const openPeople = (colorScheme: 'light' | 'dark', hash = '#/people') => openView(browser, server, 'People', { colorScheme, hash, allow400: true })
 
 /** The value as the view writes it (see components/people/propertyValue.ts). */
 function shown(value: unknown): string {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
 
 let server: TestServer
@@ -15,20 +15,7 @@ beforeAll(async () => {
 afterAll(() => stop?.())
 
 /** Opens the Import view of the first project through the connect link. */
-async function openImport(colorScheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.getByRole('link', { name: 'Import' }).click()
-  await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor()
-  return { page, problems }
-}
+const openImport = (colorScheme: 'light' | 'dark') => openView(browser, server, 'Import', { colorScheme, viewport: { width: 1280, height: 900 } })
 
 describe('Import view: sample data', () => {
   it('offers sample data to an empty project, next to the file import', async () => {

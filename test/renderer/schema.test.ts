@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { fixture, importAndWait } from '../helpers/ingest'
 import { eventually, type TestServer } from '../helpers/server'
 
@@ -23,17 +23,7 @@ beforeAll(async () => {
 afterAll(() => stop?.())
 
 async function openSchema(colorScheme: 'light' | 'dark', tab = ''): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.getByRole('link', { name: 'Schema' }).click()
-  await page.getByRole('heading', { name: 'Schema', level: 1 }).waitFor()
+  const { page, problems } = await openView(browser, server, 'Schema', { colorScheme })
   if (tab) await page.getByTestId(`tab-${tab}`).click()
   return { page, problems }
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
 
 let server: TestServer
@@ -21,15 +21,7 @@ function storedXtoken(page: Page): Promise<string | null> {
 
 /** Opens the connect link the server prints and waits for the Settings view it leads to. */
 async function openConnectLink(colorScheme: 'light' | 'dark'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
+  const { page, problems } = await openView(browser, server, null, { colorScheme })
   await page.getByTestId('project-events').filter({ hasText: /^\d/ }).waitFor()
   expect(problems).toEqual([])
   return page

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
 
 let server: TestServer
@@ -21,17 +21,7 @@ beforeAll(async () => {
 afterAll(() => stop?.())
 
 async function openSql(colorScheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, acceptDownloads: true })
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text())
-  })
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-  await page.getByRole('link', { name: 'SQL' }).click()
-  await page.getByRole('heading', { name: 'SQL', level: 1 }).waitFor()
+  const { page, problems } = await openView(browser, server, 'SQL', { colorScheme, allow400: true })
   // the table list comes from the metadata API: once it is there, completion knows the columns
   await page.getByRole('button', { name: 'profile_vd', exact: true }).waitFor()
   return { page, problems }
