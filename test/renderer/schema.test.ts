@@ -107,10 +107,11 @@ describe('Schema view', () => {
     await page.getByTestId('schema-search').fill('$city')
     await rowOf(page, 'user-properties-table', '$city').click()
     await page.getByTestId('plan-remark').fill('City of the last visit')
+    await page.getByTestId('plan-masking').check()
     await page.getByTestId('plan-save').click()
     await page.getByTestId('plan-dialog').waitFor({ state: 'hidden' })
-    const city = ((await server.call('GET', '/uba/api/schema/userProperties', { headers: server.project })).body as { id: string; remark: string }[]).find((u) => u.id === '$city')
-    expect(city?.remark).toBe('City of the last visit')
+    const city = ((await server.call('GET', '/uba/api/schema/userProperties', { headers: server.project })).body as { id: string; remark: string; masking: number }[]).find((u) => u.id === '$city')
+    expect(city).toMatchObject({ remark: 'City of the last visit', masking: 1 })
 
     await page.getByTestId('tab-events').click()
     await rowOf(page, 'events-table', 'pay').getByRole('button', { name: 'Properties of pay' }).click()

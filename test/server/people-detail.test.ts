@@ -10,7 +10,7 @@ let ids: Record<string, number>
 
 beforeAll(async () => {
   ;({ s, p, ids } = await loadPeople('pdetail'))
-  setMasking(s, p.appKey, 'plan_user_properties', '$phone', 1)
+  await setMasking(s, p, 'plan_user_properties', '$phone', 1)
 })
 afterAll(() => s.stop())
 

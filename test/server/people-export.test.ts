@@ -8,7 +8,7 @@ let ids: Record<string, number>
 
 beforeAll(async () => {
   ;({ s, p, ids } = await loadPeople('pexport'))
-  setMasking(s, p.appKey, 'plan_event_properties', 'coupon', 1)
+  await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
 })
 afterAll(() => s.stop())
 

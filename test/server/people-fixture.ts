@@ -56,8 +56,15 @@ export async function loadPeople(appKey: string): Promise<PeopleData> {
   return { s, p, ids }
 }
 
-/** Sets a plan item's masking flag directly: the API has no way to set it yet. */
-export function setMasking(s: TestServer, appKey: string, table: 'plan_user_properties' | 'plan_event_properties', id: string, masking: 0 | 1): void {
-  const changed = s.app.ctx.meta.prepare(`UPDATE ${table} SET masking = ? WHERE app_key = ? AND id = ?`).run(masking, appKey, id).changes
-  if (changed !== 1) throw new Error(`no plan item ${id} in ${table}`)
+/** Masks or unmasks a property through the schema API (PUT with `masking`). */
+export async function setMasking(s: TestServer, project: { appKey: string; token: string }, table: 'plan_user_properties' | 'plan_event_properties', id: string, masking: 0 | 1): Promise<void> {
+  const appKey = project.appKey
+  let path = `/uba/api/schema/userProperties?id=${encodeURIComponent(id)}`
+  if (table === 'plan_event_properties') {
+    const eventId = s.app.ctx.meta.prepare('SELECT event_id FROM plan_event_property_links WHERE app_key = ? AND property_id = ? LIMIT 1').pluck().get(appKey, id)
+    if (typeof eventId !== 'string') throw new Error(`no event carries ${id}`)
+    path = `/uba/api/schema/eventProperties?eventId=${encodeURIComponent(eventId)}&propertyId=${encodeURIComponent(id)}`
+  }
+  const res = await s.call('PUT', path, { headers: project, body: { masking } })
+  if (res.status !== 200) throw new Error(`masking ${id}: ${res.status} ${JSON.stringify(res.body)}`)
 }

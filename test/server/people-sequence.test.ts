@@ -8,7 +8,7 @@ let ids: Record<string, number>
 
 beforeAll(async () => {
   ;({ s, p, ids } = await loadPeople('pseq'))
-  setMasking(s, p.appKey, 'plan_event_properties', 'coupon', 1)
+  await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
   // cheap: a view under 5, any add, a buy by a vip user (a member filter that reads the profile)
   const created = await s.call('POST', '/uba/api/meta/event/virtual', {
     headers: p,
@@ -121,10 +121,10 @@ describe('user behaviour sequence', () => {
   })
 
   it('masks a property as soon as it is masked, even for a cached result', async () => {
-    setMasking(s, p.appKey, 'plan_event_properties', 'coupon', 0)
+    await setMasking(s, p, 'plan_event_properties', 'coupon', 0)
     const open = await sequence('u1', { ...range, events: ['buy'], useCache: true })
     expect(open.body.rows[0].properties.coupon).toBe('X1')
-    setMasking(s, p.appKey, 'plan_event_properties', 'coupon', 1)
+    await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
     const masked = await sequence('u1', { ...range, events: ['buy'], useCache: true })
     expect(masked.body.rows[0].properties.coupon).toBe('******')
   })

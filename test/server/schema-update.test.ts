@@ -64,7 +64,8 @@ describe('PUT /uba/api/schema/userProperties', () => {
     ['id=$email', { name: 'Mail', dataType: 'array<string>' }, '$email is a preset string property; its data type cannot change', ['dataType']],
     ['id=nope', { name: 'x' }, 'user property nope does not exist', ['id']],
     ['', { name: 'x' }, 'id is required', ['id']],
-    ['id=level', {}, 'nothing to change: send at least one of name, dataType, remark', ['body']],
+    ['id=level', {}, 'nothing to change: send at least one of name, dataType, remark, masking', ['body']],
+    ['id=level', { masking: 2 }, 'masking must be one of 0, 1', ['masking']],
     ['id=level', undefined, 'the request body must be a JSON object', ['body']],
     ['id=level', { plan: 1 }, 'plan is not a known parameter', ['plan']],
     ['id=level', { dataType: 'text' }, 'dataType must be one of string, number, boolean, datetime, array<string>', ['dataType']],
@@ -127,7 +128,7 @@ describe('PUT /uba/api/schema/eventProperties', () => {
     ['eventId=buy&propertyId=nope', { name: 'x' }, 'nope is not a property of event buy', ['propertyId']],
     ['eventId=buy', { name: 'x' }, 'propertyId is required', ['propertyId']],
     ['propertyId=price', { name: 'x' }, 'eventId is required', ['eventId']],
-    ['eventId=buy&propertyId=price', {}, 'nothing to change: send at least one of name, dataType, remark', ['body']],
+    ['eventId=buy&propertyId=price', {}, 'nothing to change: send at least one of name, dataType, remark, masking', ['body']],
   ])('refuses ?%s %j with 400, changing nothing', async (query, body, msg, data) => {
     await refused(`/uba/api/schema/eventProperties?${query}`, body, msg, data)
   })

@@ -12,13 +12,17 @@ import type { DataType } from './types'
 /**
  * PUT of the schema API (spec 4.3): only the fields sent change; `null` or "" clears a name or
  * remark. A data type changes only while no data has reported (dataStatus 0) and never for a
- * preset; its column is re-typed with it. A PUT changes neither `plan` nor `dataStatus`.
+ * preset; its column is re-typed with it. A PUT changes neither `plan` nor `dataStatus`. `masking`
+ * (properties only) changes how values are shown; the data version moves, so no cached answer keeps
+ * showing raw values.
  */
 
 export interface PropertyChanges {
   name?: string | null
   dataType?: DataType
   remark?: string | null
+  /** 1: values are shown masked in user details, sequences and exports (UBA Desk addition). */
+  masking?: 0 | 1
 }
 
 export interface EventChanges {
@@ -46,6 +50,7 @@ function writeChanges(meta: MetaDb, table: PlanTable, appKey: string, id: string
   if (changes.name !== undefined) fields.push(['name', storedText(changes.name)])
   if (changes.remark !== undefined) fields.push(['remark', storedText(changes.remark)])
   if (changes.dataType !== undefined) fields.push(['data_type', changes.dataType])
+  if (changes.masking !== undefined) fields.push(['masking', changes.masking])
   const sets = fields.map(([column]) => `${column} = ?`).join(', ')
   meta.prepare(`UPDATE ${table} SET ${sets} WHERE app_key = ? AND id = ?`).run(...fields.map(([, value]) => value), appKey, id)
 }
@@ -57,7 +62,7 @@ async function updateProperty(
   changes: PropertyChanges,
   operation: { action: string; target: string; operator: Operator | null },
 ): Promise<void> {
-  requireChanges(changes, 'name, dataType, remark')
+  requireChanges(changes, 'name, dataType, remark, masking')
   const retype = retypeNeeded(target.current, changes.dataType, target.id)
   const columns = retype ? [{ table: target.column, id: target.id, dataType: changes.dataType as DataType, retype: true }] : []
   await applyPlanChange(ctx, scope, columns, () => {

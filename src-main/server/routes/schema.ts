@@ -6,7 +6,7 @@ import { schemaEventProperties, schemaEvents, schemaUserProperties, type PlanSta
 import { updateEvent, updateEventProperty, updateUserProperty, type EventChanges, type PropertyChanges } from '../../domain/schema/planUpdate'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
 import {
-  dataTypeSchema, eventPropertyRecord, eventRecord, idSchema, nameSchema, planStateQuery, remarkSchema, userPropertyRecord,
+  dataTypeSchema, eventPropertyRecord, maskingSchema, eventRecord, idSchema, nameSchema, planStateQuery, remarkSchema, userPropertyRecord,
 } from '../schemas/plan'
 
 const config = { auth: 'project' as const }
@@ -63,9 +63,9 @@ export default async function schemaRoutes(app: FastifyInstance, ctx: DomainCont
       schema: {
         hide, tags, security: projectSecurity,
         summary: 'Change a user property',
-        description: 'Only the fields sent change; an empty body is a 400 naming body. An unknown id (folded to lower case) is a 400 naming id. dataType may change only while no data has reported (dataStatus 0) and never for a preset: else a 400 naming dataType; the column is re-typed with it. Presets may be renamed. plan and dataStatus are not changed by a PUT.' + svcNote,
+        description: 'Only the fields sent change; an empty body is a 400 naming body. An unknown id (folded to lower case) is a 400 naming id. dataType may change only while no data has reported (dataStatus 0) and never for a preset: else a 400 naming dataType; the column is re-typed with it. Presets may be renamed. plan and dataStatus are not changed by a PUT. masking 1 shows the values as ****** in user details, sequences and their exports (UBA Desk addition: the spec lists the field but no way to set it).' + svcNote,
         querystring: { type: 'object', required: ['id'], properties: { id: idSchema('User property id.'), ...loginUserQuery } },
-        body: { type: 'object', additionalProperties: false, properties: { name: nameSchema(true), dataType: dataTypeSchema, remark: remarkSchema(true) } },
+        body: { type: 'object', additionalProperties: false, properties: { name: nameSchema(true), dataType: dataTypeSchema, remark: remarkSchema(true), masking: maskingSchema } },
         response: responses(successSchema, writeErrors),
       },
     }, async (request) => {
@@ -152,13 +152,13 @@ export default async function schemaRoutes(app: FastifyInstance, ctx: DomainCont
       schema: {
         hide, tags, security: projectSecurity,
         summary: "Change an event's property",
-        description: 'A property has one name, remark and dataType across all events (one warehouse column per id), so the change shows on every event that carries it. Only the fields sent change; an empty body is a 400 naming body. Unknown event: 400 naming eventId; a property the event does not carry: 400 naming propertyId. dataType may change only while no event has reported the property and never for a preset (else 400 naming dataType).' + svcNote,
+        description: 'A property has one name, remark and dataType across all events (one warehouse column per id), so the change shows on every event that carries it. Only the fields sent change; an empty body is a 400 naming body. Unknown event: 400 naming eventId; a property the event does not carry: 400 naming propertyId. dataType may change only while no event has reported the property and never for a preset (else 400 naming dataType). masking 1 shows the values as ****** in user sequences and their exports (UBA Desk addition).' + svcNote,
         querystring: {
           type: 'object',
           required: ['eventId', 'propertyId'],
           properties: { eventId: { type: 'string', minLength: 1 }, propertyId: idSchema('Event property id (folded to lower case).'), ...loginUserQuery },
         },
-        body: { type: 'object', additionalProperties: false, properties: { name: nameSchema(true), dataType: dataTypeSchema, remark: remarkSchema(true) } },
+        body: { type: 'object', additionalProperties: false, properties: { name: nameSchema(true), dataType: dataTypeSchema, remark: remarkSchema(true), masking: maskingSchema } },
         response: responses(successSchema, writeErrors),
       },
     }, async (request) => {

@@ -17,6 +17,7 @@ export const nameSchema = (nullable = false) => text(NAME_MAX, nullable, 'Displa
 export const remarkSchema = (nullable = false) => text(REMARK_MAX, nullable, 'Remark')
 
 export const dataTypeSchema = { type: 'string', enum: [...DATA_TYPES], description: 'string, number, boolean, datetime or array<string>.' } as const
+export const maskingSchema = { type: 'integer', enum: [0, 1], description: '1 masks the values where single users are shown, 0 shows them (UBA Desk addition).' } as const
 
 /** An id in a body or query: its exact rule depends on whether the item exists (see the route). */
 export const idSchema = (description: string) => ({ type: 'string', minLength: 1, maxLength: 125, description })

@@ -98,6 +98,8 @@ export interface PlanChanges {
   name?: string | null
   remark?: string | null
   dataType?: DataType
+  /** Properties: 1 shows values masked where single users are shown. */
+  masking?: Flag
 }
 
 export interface VirtualEventInput {

@@ -97,11 +97,13 @@ export const useSchemaStore = defineStore('schema', () => {
     const auth = session.projectAuth
     if (intoPlan && property.plan === 0) {
       await declareUserProperty(auth, { id: property.id, dataType: changes.dataType, name: text(changes.name), remark: text(changes.remark) })
+      if (changes.masking !== property.masking) await updateUserProperty(auth, property.id, { masking: changes.masking })
     } else {
       await updateUserProperty(auth, property.id, {
         name: changes.name || null,
         remark: changes.remark || null,
         ...(changes.dataType !== property.dataType ? { dataType: changes.dataType } : {}),
+        ...(changes.masking !== property.masking ? { masking: changes.masking } : {}),
       })
     }
     await load()
@@ -121,11 +123,13 @@ export const useSchemaStore = defineStore('schema', () => {
         remark: text(event?.remark),
         properties: [{ id: property.id, dataType: changes.dataType, name: text(changes.name), remark: text(changes.remark) }],
       })
+      if (changes.masking !== property.masking) await updateEventProperty(auth, eventId, property.id, { masking: changes.masking })
     } else {
       await updateEventProperty(auth, eventId, property.id, {
         name: changes.name || null,
         remark: changes.remark || null,
         ...(changes.dataType !== property.dataType ? { dataType: changes.dataType } : {}),
+        ...(changes.masking !== property.masking ? { masking: changes.masking } : {}),
       })
     }
     await Promise.all([loadEventProperties(eventId), load()])
