@@ -64,6 +64,9 @@ export function credentialsOf(ctx: DomainContext): Credentials {
   return { xtoken: platformToken(ctx.meta), projects: projectCredentials(ctx) }
 }
 
+/** How long shutdown waits for in-flight requests before it cuts their connections. */
+const CLOSE_GRACE_MS = 3000
+
 /** Starts the whole product on loopback: stores, background work, the HTTP API and the web UI. */
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const host = options.host ?? '127.0.0.1'
@@ -101,7 +104,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     close: () => {
       closing ??= (async () => {
         stopScheduler()
+        // in-flight requests get a moment to finish; a client that stopped reading (a stalled
+        // download, an abandoned stream) must not hold the app open, so then every socket is cut
+        const grace = setTimeout(() => running.server.closeAllConnections(), CLOSE_GRACE_MS)
         await running.close()
+        clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()
         ctx.meta.close()

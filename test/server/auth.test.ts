@@ -85,5 +85,6 @@ describe('open endpoints', () => {
   it.each(['/health', '/openapi.json', '/docs', '/docs/static/swagger-ui.css'])('serves %s without credentials', async (path) => {
     const res = await fetch(s.url + path)
     expect(res.status).toBe(200)
+    await res.arrayBuffer()
   })
 })
