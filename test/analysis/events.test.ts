@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setClock } from '../../src-main/domain/analysis/clock'
+import { BITMAP_BUDGET, useBitmaps } from '../../src-main/domain/analysis/userCounts'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 
@@ -133,6 +134,56 @@ describe('event analysis', () => {
     expect(res.body.sql[0].sql).toContain('FROM event_vd e')
     expect(res.body.sql[0].sql).not.toContain("'view'")
     expect(res.body.sql[0].params).toContain('view')
+  })
+
+  it('counts distinct users alike by bitmap (bounded breakdowns) and by hashing (list breakdowns)', async () => {
+    const q = await newProject(s, 'evu', 'Asia/Shanghai')
+    const lines = [
+      rec('u1', 'view', '2024-01-01 10:00', { city: 'X', tags: ['a'], price: 10 }),
+      rec('u1', 'view', '2024-01-01 11:00', { city: 'X', tags: ['a', 'b'], price: 20 }),
+      rec('u1', 'view', '2024-01-02 10:00', { city: 'Y', tags: [], price: 40 }),
+      rec('u2', 'view', '2024-01-01 12:00', { city: 'Y', tags: ['b'], price: 7 }),
+      rec('u2', 'view', '2024-01-02 12:00', { city: 'Y' }),
+      rec('u3', 'view', '2024-01-02 13:00', { city: 'X', tags: ['a'], price: 5 }),
+    ]
+    expect((await importAndWait(s, q, { path: fixture('users.jsonl', lines.join('\n')) })).state).toBe('succeeded')
+    const measures = [
+      { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' },
+      { expression: 'event.view', aggregator: 'AVG_COUNT' },
+      { expression: 'event.view.price', aggregator: 'AVG_PER' },
+    ]
+    const run = (byFields: unknown[]) => s.call('POST', '/uba/api/events/analyze?explain=true', { headers: q, body: { ...base, toDate: '2024-01-02', measures, byFields } })
+    const city = await run([{ expression: 'event.view.city' }])
+    expect(city.status).toBe(200)
+    // a few users and labels: bitmaps, sized by a statement that reads only statistics
+    expect(city.body.sql).toHaveLength(2)
+    expect(city.body.sql[1].sql).toContain('bitstring_agg(distinct_id)')
+    // Y on 01-02: u1 (price 40) and u2 (no price): 2 users, 1 view each, 40 over the 1 user with a price
+    expect(city.body.rows).toEqual([
+      { byValue: ['X'], sum: [2, 1.5, 17.5], values: [[1, 1], [2, 1], [30, 5]] },
+      { byValue: ['Y'], sum: [2, 1.5, 23.5], values: [[1, 2], [1, 1], [7, 40]] },
+    ])
+    const tags = await run([{ expression: 'event.view.tags' }])
+    // list elements cannot be bounded from statistics: count(DISTINCT)
+    expect(tags.body.sql[1].sql).toContain('count(DISTINCT distinct_id)')
+    expect(tags.body.sql[1].sql).not.toContain('bitstring_agg')
+    expect(tags.body.rows).toEqual([
+      { byValue: ['a'], sum: [2, 1.5, 17.5], values: [[1, 1], [2, 1], [30, 5]] },
+      { byValue: ['b'], sum: [2, 1, 13.5], values: [[2, 0], [1, null], [13.5, null]] },
+      { byValue: ['unknown'], sum: [2, 1, 40], values: [[0, 2], [null, 1], [null, 40]] },
+    ])
+  })
+
+  it('uses bitmaps only while groups x threads x user ids / 8 fits the budget', () => {
+    const facts = { lo: 1, hi: 200_000, threads: 2, labels: [4] }
+    expect(useBitmaps(facts, 60)).toBe(true)
+    // 10M users, ten years of days: 3.7k bitmaps of 1.25 MB per thread
+    expect(useBitmaps({ ...facts, hi: 10_000_000, labels: [] }, 3653)).toBe(false)
+    const fits = Math.floor(BITMAP_BUDGET / (61 * 2 * 25_000))
+    expect(useBitmaps({ ...facts, labels: [fits] }, 60)).toBe(true)
+    expect(useBitmaps({ ...facts, labels: [fits + 1] }, 60)).toBe(false)
+    expect(useBitmaps({ ...facts, labels: [4, null] }, 60)).toBe(false)
+    expect(useBitmaps({ ...facts, lo: null, hi: null }, 60)).toBe(false)
   })
 
   it('serves a cached result until the data changes', async () => {

@@ -309,6 +309,35 @@ describe('funnel analysis', () => {
     expect(res.body.rows[0].medianConvertedTime[0].stepsExpress).toBe('event.shop~event.pay')
   })
 
+  it('gates each step by its own filter when steps name the same event, and ORs a virtual event\'s members of one event', async () => {
+    // view with price >= 20, then any later view: only e goes on (01-03 20:00 -> 01-04 03:00, 7 h)
+    const priced = await analyze({ ...base, steps: [{ expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'GTE', params: [20] }] } }, steps[0]] })
+    expect(converted(priced.body.rows[0])).toEqual([
+      [4, 1, 1, 3],
+      [1, 0, 0, 1],
+    ])
+    expect(medians(priced.body.rows[0])).toEqual([[25200, null, null, 25200]])
+    const created = await s.call('POST', '/uba/api/meta/event/virtual', {
+      headers: p,
+      body: {
+        id: 'extremes',
+        name: 'Extremes',
+        events: [
+          { expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'GTE', params: [50] }] } },
+          { expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'LT', params: [10] }] } },
+        ],
+      },
+    })
+    expect(created.status).toBe(200)
+    // views priced >= 50 or < 10: b (5), c (50), d (1, 60), e (100); b pays 86400 s later, e 21600 s, c 1 s too late
+    const extremes = await analyze({ ...base, steps: [{ expression: 'event.extremes' }, steps[2]] })
+    expect(converted(extremes.body.rows[0])).toEqual([
+      [4, 1, 2, 2],
+      [2, 0, 1, 1],
+    ])
+    expect(medians(extremes.body.rows[0])).toEqual([[54000, null, 86400, 21600]])
+  })
+
   it('lets steps share a moment and an event, each step taking a different event', async () => {
     const tie = (body: Record<string, unknown>) => analyze({ ...base, toDate: '2024-01-01', ...body }, '', ties)
     const twice = await tie({ steps: [{ expression: 'event.view' }, { expression: 'event.view' }] })

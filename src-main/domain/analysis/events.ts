@@ -8,6 +8,7 @@ import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './mea
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
+import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**
  * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
@@ -58,6 +59,18 @@ function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'
   return { name, event, property, aggregator, filter }
 }
 
+/** Aggregators that count distinct users: they may count them with bitmaps (userCounts.ts). */
+const USER_COUNTING = ['TRIGGER_USER_COUNT', 'AVG_COUNT', 'AVG_PER']
+
+/** measures.ts aggregateSql, with the distinct users counted by bitmaps when they fit. */
+function measureSql(aggregator: string, i: number, bitmaps: boolean): string {
+  if (!bitmaps) return aggregateSql(aggregator, i)
+  if (aggregator === 'TRIGGER_USER_COUNT') return bitmapUsersSql(`m${i}`)
+  if (aggregator === 'AVG_COUNT') return `count(*) FILTER (WHERE m${i}) / nullif(${bitmapUsersSql(`m${i}`)}, 0)`
+  if (aggregator === 'AVG_PER') return `sum(v${i}) FILTER (WHERE m${i}) / nullif(${bitmapUsersSql(`m${i} AND v${i} IS NOT NULL`)}, 0)`
+  return aggregateSql(aggregator, i)
+}
+
 function rounded(value: unknown): number | null {
   if (value === null || value === undefined) return null
   const n = Number(value)
@@ -99,6 +112,8 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
     const dimList = req.byFields.map((_, i) => `d${i}`)
     const groupKeys = dimList.join(', ')
+    const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
+    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), periods.length)
     const sql = `
       WITH base AS (
         SELECT e.distinct_id, cal.period, ${[...matches, ...values, ...dims].join(', ')}
@@ -109,7 +124,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
           AND ${crowdSql(req.crowds)}
           AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
       )
-      SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${aggregateSql(m.aggregator, i)} AS a${i}`).join(', ')}
+      SELECT ${dimList.map((d) => `${d}, `).join('')}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps)} AS a${i}`).join(', ')}
       FROM base WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}
       GROUP BY GROUPING SETS ((${groupKeys ? `${groupKeys}, ` : ''}period), (${groupKeys}))`
     const result = await env.query(sql, p)
