@@ -36,6 +36,15 @@ async function load(label: string, total: number, concurrency: number, send: () 
   )
 }
 
+/** BENCH_ONLY=import (or analysis, sample, export) runs that section alone, e.g. while tuning it. */
+const sections = { import: benchImport, analysis: benchAnalysis, sample: benchSample, export: benchExport }
+const only = process.env.BENCH_ONLY
+if (only !== undefined) {
+  if (!(only in sections)) throw new Error(`BENCH_ONLY is one of ${Object.keys(sections).join(', ')}`)
+  await sections[only as keyof typeof sections]()
+  process.exit(0)
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'uba-bench-'))
 try {
   const t0 = performance.now()

@@ -6,6 +6,7 @@ import { column } from '../schema/types'
 import { assignDistinctIds, ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
+import { unordered } from './sql'
 
 /** A record that did not load, and why (line/row, property, value). */
 export interface Rejection {
@@ -51,41 +52,43 @@ async function one(conn: DuckDBConnection, sql: string): Promise<Record<string, 
   return (await conn.runAndReadAll(sql)).getRowObjectsJS()[0] ?? {}
 }
 
-/** Counts and the first rejections, and which properties valid records actually carry. */
+/**
+ * One pass over `norm` for everything the load reports: counts, which properties valid records
+ * carry, and per event its platforms. Grouped by the record's state instead of a FILTER per count,
+ * which costs a pass of its own per count (a file of wide records has hundreds).
+ */
 async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]) {
-  const carried = [
-    ...events.map((p, i) => `count(${eventCol(p.id)}) FILTER (WHERE ${VALID} AND NOT n.is_profile) AS "e${i}"`),
-    ...users.map((p, i) => `count(${userCol(p.id)}) FILTER (WHERE ${VALID} AND n.is_profile) AS "u${i}"`),
-  ]
-  const row = await one(conn, `SELECT count(*) AS total, count(*) FILTER (WHERE n._problem IS NOT NULL) AS rejected,
-      count(*) FILTER (WHERE n._problem IS NULL AND n.debug) AS debug ${carried.map((c) => `, ${c}`).join('')} FROM norm n`)
+  const cols = [...events.map((p) => eventCol(p.id)), ...users.map((p) => userCol(p.id))]
+  const groups = (await conn.runAndReadAll(`SELECT CASE WHEN n._problem IS NOT NULL THEN 'rejected' WHEN n.debug THEN 'debug' ELSE 'valid' END AS state,
+      n.is_profile, n.xwhat, count(*) AS n, list(DISTINCT n.platform) FILTER (WHERE n.platform IS NOT NULL) AS platforms
+      ${cols.map((c, i) => `, count(${c}) AS "c${i}"`).join('')}
+      FROM norm n GROUP BY ALL`)).getRowObjectsJS()
+  const count = (state: string) => groups.filter((g) => g.state === state).reduce((sum, g) => sum + Number(g.n), 0)
+  const valid = (profile: boolean) => groups.filter((g) => g.state === 'valid' && g.is_profile === profile)
+  const carried = (profile: boolean, i: number) => valid(profile).some((g) => Number(g[`c${i}`]) > 0)
+  const carriedEvents = events.filter((_, i) => carried(false, i))
+  const carriedUsers = users.filter((_, i) => carried(true, events.length + i))
+  const reported = emptyReported()
+  for (const g of valid(false)) {
+    reported.events.set(String(g.xwhat), {
+      platforms: new Set((g.platforms as string[] | null) ?? []),
+      properties: new Set(events.filter((_, i) => Number(g[`c${i}`]) > 0).map((p) => p.id)),
+    })
+  }
+  for (const p of carriedEvents) reported.eventProperties.set(p.id, p.type)
+  for (const p of carriedUsers) reported.userProperties.set(p.id, p.type)
   const rejected = (await conn.runAndReadAll(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason
       FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`)).getRowObjectsJS()
   return {
-    total: Number(row.total),
-    rejected: Number(row.rejected),
-    debug: Number(row.debug),
-    events: events.filter((_, i) => Number(row[`e${i}`]) > 0),
-    users: users.filter((_, i) => Number(row[`u${i}`]) > 0),
+    total: groups.reduce((sum, g) => sum + Number(g.n), 0),
+    rejected: count('rejected'),
+    debug: count('debug'),
+    profiles: valid(true).reduce((sum, g) => sum + Number(g.n), 0),
+    events: carriedEvents,
+    users: carriedUsers,
+    reported,
     sample: rejected.map((r) => ({ row: Number(r._row), property: String(r.property), value: r.value === null ? null : String(r.value), reason: String(r.reason) })),
   }
-}
-
-/** What the committed load reported, for the plan: events with their properties and platforms. */
-async function reportedBy(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]): Promise<Reported> {
-  const reported = emptyReported()
-  const perEvent = (await conn.runAndReadAll(`SELECT xwhat, list(DISTINCT platform) FILTER (WHERE platform IS NOT NULL) AS platforms
-      ${events.map((p, i) => `, count(${eventCol(p.id)}) > 0 AS "p${i}"`).join('')}
-      FROM norm n WHERE ${VALID} AND NOT n.is_profile GROUP BY xwhat`)).getRowObjectsJS()
-  for (const r of perEvent) {
-    reported.events.set(String(r.xwhat), {
-      platforms: new Set((r.platforms as string[] | null) ?? []),
-      properties: new Set(events.filter((_, i) => r[`p${i}`] === true).map((p) => p.id)),
-    })
-  }
-  for (const p of events) reported.eventProperties.set(p.id, p.type)
-  for (const p of users) reported.userProperties.set(p.id, p.type)
-  return reported
 }
 
 /**
@@ -114,7 +117,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
-    await assignDistinctIds(conn, `norm n WHERE ${VALID}`)
+    await unordered(conn, () => assignDistinctIds(conn, `norm n WHERE ${VALID}`))
 
     const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
     const valid = `SELECT n.xwho, n.xwhat, n.xwhen, n.ds ${cols.map((c) => `, ${c}`).join('')} FROM norm n WHERE ${VALID} AND NOT n.is_profile`
@@ -122,17 +125,16 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     const candidates = options.dedupe ? `SELECT DISTINCT * FROM (${valid})` : valid
     const notStored = options.dedupe ? `WHERE NOT EXISTS (SELECT 1 FROM event_vd e WHERE ${matches})` : ''
     // the order of stored events means nothing; letting DuckDB insert in parallel is much faster
-    await conn.run('SET preserve_insertion_order = false')
-    const inserted = await conn.run(`INSERT INTO event_vd BY NAME
-      SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored}`)
-    await conn.run('RESET preserve_insertion_order')
+    const inserted = await unordered(conn, () => conn.run(`INSERT INTO event_vd BY NAME
+      SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored}`))
     result.eventsWritten = Number(inserted.rowsChanged)
     if (options.dedupe) {
       const candidates = await one(conn, `SELECT count(*) AS n FROM norm n WHERE ${VALID} AND NOT n.is_profile`)
       result.duplicatesSkipped = Number(candidates.n) - result.eventsWritten
     }
-    result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
-    result.reported = await reportedBy(conn, s.events, s.users)
+    // a file of events only has no profile operations to order
+    if (s.profiles > 0) result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
+    result.reported = s.reported
     options.beforeCommit?.()
     await conn.run('COMMIT')
   } catch (err) {

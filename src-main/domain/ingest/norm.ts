@@ -17,7 +17,7 @@ export interface PropertyPlan {
   /** True when the plan did not know it: the load adds its column and plan item. */
   isNew: boolean
   read: TypedRead
-  /** SQL text of the raw value, quoted in a rejection reason. */
+  /** SQL text of the raw value, quoted in a rejection reason (evaluated for rejected records only). */
   rawText: string
 }
 
@@ -45,16 +45,19 @@ export function propertyIdOf(key: string): string | null {
   return id
 }
 
-/** The checks that apply to a property's value: its type, and the array limits of spec-notes. */
-export function propertyChecks(p: PropertyPlan, gate = 'true'): Check[] {
+/**
+ * The checks that apply to a property's value: its type, and the array limits of spec-notes.
+ * `column` names where the value was computed (see TypedRead).
+ */
+export function propertyChecks(p: PropertyPlan, column: string, gate = 'true'): Check[] {
   const checks: Check[] = [
-    { when: `(${gate}) AND ${p.read.misfit}`, property: p.id, value: p.rawText, reason: `is not ${p.type.startsWith('a') ? 'an' : 'a'} ${p.type}` },
+    { when: `(${gate}) AND ${p.read.misfit(column)}`, property: p.id, value: p.rawText, reason: `is not ${p.type.startsWith('a') ? 'an' : 'a'} ${p.type}` },
   ]
   if (p.type === 'array<string>') {
     checks.push(
-      { when: `(${gate}) AND len(${p.read.value}) > 100`, property: p.id, value: p.rawText, reason: 'has more than 100 items' },
+      { when: `(${gate}) AND len(${column}) > 100`, property: p.id, value: p.rawText, reason: 'has more than 100 items' },
       {
-        when: `(${gate}) AND list_bool_or(list_transform(${p.read.value}, x -> length(x) > 255))`,
+        when: `(${gate}) AND list_bool_or(list_transform(${column}, x -> length(x) > 255))`,
         property: p.id,
         value: p.rawText,
         reason: 'has an item longer than 255 characters',

@@ -6,52 +6,74 @@ import {
   eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, unsetCol, userCol,
   type Check, type PropertyPlan,
 } from './norm'
-import { literal } from './sql'
-import { dayOf, eventTime, fromJson } from './typing'
+import { literal, unordered } from './sql'
+import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
 
 /**
  * SDK records (spec-notes "Data records") from `stage_records` into `norm`. Event records carry
- * event properties; the six profile operations carry user properties. Each record's JSON is
- * parsed once into a struct (from_json): reading JSON text again per property would cost a
- * parse per property per record.
+ * event properties; the six profile operations carry user properties.
+ *
+ * Two passes over the lines. The first lists the property keys each class of record carries (one
+ * parse per record, grouped by key list). The second parses each record once (from_json into a
+ * struct of every key, each value as JSON text), reads the values by the first character of their
+ * text (see `jsonKind`), and checks them. A record whose shape is certainly fine (a JSON object,
+ * xcontext an object, no bad key) is judged by the value checks alone; only the others go through
+ * the structural checks, which parse their line again: those cost a parse per check, and almost
+ * every record passes them.
  */
 
 const VALUE_OPS = ['$profile_set', '$profile_set_once', '$profile_increment', '$profile_append']
 const PROFILE_LIST = `[${PROFILE_EVENTS.map(literal).join(', ')}]`
 const VALUE_OP_LIST = `[${VALUE_OPS.map(literal).join(', ')}]`
-const IS_EVENT = `NOT list_contains(${PROFILE_LIST}, xwhat)`
-const IS_VALUE_OP = `list_contains(${VALUE_OP_LIST}, xwhat)`
-const IS_UNSET = "xwhat = '$profile_unset'"
+/** Computed once per record in norm's projections, read by each property's check. */
+const IS_EVENT = '__event'
+const IS_VALUE_OP = '__value_op'
 /** Transport flags, not properties of a user. */
 const NOT_USER_PROPERTIES = new Set(['$debug'])
-const TOP = JSON.stringify({ appid: 'JSON', xwho: 'JSON', xwhat: 'JSON', xwhen: 'JSON', xcontext: 'JSON' })
+/** A line that holds something: trim() copies the line, so only lines not starting with { pay for it. */
+const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <> '' END"
+/** A record's xwhat when it is a JSON string (NULL for a line that is not a JSON object). */
+const XWHAT = jsonKind.stringValue("CAST(try(line->'$.xwhat') AS VARCHAR)")
+/** What a record's keys are judged by: its class ('' for an event, else the operation). */
+const classOf = (xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN list_contains(${PROFILE_LIST}, ${xwhat}) THEN ${xwhat} ELSE '' END`
+/** The staged records with their class. */
+const RECORDS = `(SELECT line, ${classOf('xwhat')} AS cls FROM (SELECT line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}))`
+/**
+ * The class of a record for listing keys. A line holding neither "$profile_" nor an escape cannot
+ * be a profile operation: it counts as an event without a parse. It may also be a record without
+ * xwhat (rejected): its keys then join the event keys, which changes nothing, since types are
+ * inferred from records of the class only and a property no loaded record carries is not added.
+ */
+const LISTING_CLASS = `CASE WHEN contains(line, '$profile_') OR contains(line, '\\') THEN ${classOf(XWHAT)} ELSE '' END`
+const CLASS_OF = { event: "cls = ''", valueOp: `list_contains(${VALUE_OP_LIST}, cls)`, unset: "cls = '$profile_unset'" }
 
 export interface KnownTypes {
   event: Map<string, DataType>
   user: Map<string, DataType>
 }
 
-/** Parses each staged line once: validity, the top-level fields, the property keys. */
-async function parse(conn: DuckDBConnection): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE rec AS
-    SELECT _row, line, j_kind,
-           CASE WHEN json_type(t.xwho) = 'VARCHAR' THEN t.xwho->>'$' END AS xwho,
-           json_type(t.xwho) AS xwho_kind,
-           CAST(t.xwho AS VARCHAR) AS xwho_raw,
-           CASE WHEN json_type(t.xwhat) = 'VARCHAR' THEN t.xwhat->>'$' END AS xwhat,
-           t.xwhen->>'$' AS xwhen_raw,
-           json_type(t.xwhen) AS xwhen_kind,
-           t.xcontext AS xc,
-           json_type(t.xcontext) AS xc_kind,
-           CASE WHEN json_type(t.xcontext) = 'OBJECT' THEN json_keys(t.xcontext) END AS keys
-    FROM (SELECT _row, line, json_type(j) AS j_kind,
-                 CASE WHEN json_type(j) = 'OBJECT' THEN from_json(j, ${literal(TOP)}) END AS t
-          FROM (SELECT rowid + 1 AS _row, line, TRY_CAST(line AS JSON) AS j FROM stage_records WHERE trim(line) <> ''))`)
+const INVALID_KEY = "k -> length(k) > 125 OR NOT regexp_full_match(k, '\\$?[A-Za-z_][A-Za-z0-9_]*')"
+const RESERVED = `[${RESERVED_IDS.map(literal).join(', ')}]`
+const keyChecks = (keys: string) => ({
+  tooMany: `len(${keys}) > 300`,
+  invalid: `list_bool_or(list_transform(${keys}, ${INVALID_KEY}))`,
+  reserved: `list_bool_or(list_transform(${keys}, k -> list_contains(${RESERVED}, lower(k))))`,
+})
+
+/** The key lists of the records, by class; resolves to whether any list breaks a key rule. */
+async function surveyKeys(conn: DuckDBConnection): Promise<boolean> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE rec_keys AS
+    SELECT keys, cls, count(*) AS n
+    FROM (SELECT try(json_keys(line, '$.xcontext')) AS keys, ${LISTING_CLASS} AS cls FROM stage_records WHERE ${NOT_BLANK})
+    GROUP BY ALL`)
+  const k = keyChecks('keys')
+  const reader = await conn.runAndReadAll(`SELECT COALESCE(bool_or(${k.tooMany} OR ${k.invalid} OR ${k.reserved}), false) FROM rec_keys WHERE keys IS NOT NULL`)
+  return reader.getRows()[0][0] === true
 }
 
 /** The distinct keys the records of a class carry. */
 async function keysOf(conn: DuckDBConnection, where: string): Promise<string[]> {
-  const reader = await conn.runAndReadAll(`SELECT DISTINCT unnest(keys) AS k FROM rec WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
+  const reader = await conn.runAndReadAll(`SELECT DISTINCT unnest(keys) AS k FROM rec_keys WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
   return reader.getRows().map((r) => String(r[0]))
 }
 
@@ -71,25 +93,33 @@ async function inferNew(conn: DuckDBConnection, byId: Map<string, string[]>, kno
   const out = new Map<string, DataType>()
   for (const [id, keys] of byId) {
     if (known.has(id)) continue
-    const values = keys.map((k) => `xc->${literal(`$."${k}"`)}`)
+    const values = keys.map((k) => `try(line->${literal(`$.xcontext."${k}"`)})`)
     const value = values.length === 1 ? values[0] : `COALESCE(${values.join(', ')})`
-    const texts = await sampleValues(conn, 'rec', value, `keys IS NOT NULL AND ${where} AND json_type(${value}) IS NOT NULL AND json_type(${value}) <> 'NULL'`)
+    const texts = await sampleValues(conn, RECORDS, value, `${where} AND json_type(${value}) IS NOT NULL AND json_type(${value}) <> 'NULL'`)
     const type = inferJson(texts)
     if (type) out.set(id, type)
   }
   return out
 }
 
-/** How each property is read from `v`, the struct of a record's xcontext. */
-function propertyPlans(byId: Map<string, string[]>, known: Map<string, DataType>, inferred: Map<string, DataType>, skip: Set<string>): PropertyPlan[] {
-  const plans: PropertyPlan[] = []
+/** A property of a class, with the raw keys it is read from. */
+interface Read extends PropertyPlan {
+  keys: string[]
+}
+
+/** norm's columns for the i-th property read (events first, then users): its JSON text, its value. */
+const textCol = (i: number) => `__t${i}`
+const valueCol = (i: number) => `__v${i}`
+
+/** The properties of a class; `first` is the index of its first one among all the properties read. */
+function propertyPlans(byId: Map<string, string[]>, known: Map<string, DataType>, inferred: Map<string, DataType>, skip: Set<string>, first: number): Read[] {
+  const plans: Read[] = []
   for (const [id, keys] of byId) {
     if (skip.has(id)) continue
     const type = known.get(id) ?? inferred.get(id)
     if (!type) continue
-    const fields = keys.map((k) => `v."${k}"`)
-    const json = fields.length === 1 ? fields[0] : `COALESCE(${fields.join(', ')})`
-    plans.push({ id, type, isNew: !known.has(id), read: fromJson(json, type), rawText: `CAST(${json} AS VARCHAR)` })
+    const text = textCol(first + plans.length)
+    plans.push({ id, type, isNew: !known.has(id), keys, read: fromJsonText(text, type), rawText: text })
   }
   return plans
 }
@@ -101,73 +131,105 @@ export interface RecordPlans {
   unset: string[]
 }
 
-const INVALID_KEY = "k -> length(k) > 125 OR NOT regexp_full_match(k, '\\$?[A-Za-z_][A-Za-z0-9_]*')"
-
-function recordChecks(plans: RecordPlans): Check[] {
-  const reserved = `[${RESERVED_IDS.map(literal).join(', ')}]`
-  return [
-    { when: 'j_kind IS NULL', property: 'record', value: 'line', reason: 'is not valid JSON' },
-    { when: "j_kind <> 'OBJECT'", property: 'record', value: 'line', reason: 'is not a JSON object' },
-    { when: "xwho_kind IS NOT NULL AND xwho_kind <> 'VARCHAR'", property: 'xwho', value: 'xwho_raw', reason: 'must be a string' },
-    ...identityChecks('xwho', 'xwhat', 'xwhen', 'xwhen_raw'),
-    { when: "xc_kind IS NOT NULL AND xc_kind NOT IN ('OBJECT', 'NULL')", property: 'xcontext', value: 'CAST(xc AS VARCHAR)', reason: 'must be an object' },
-    { when: 'len(keys) > 300', property: 'xcontext', value: 'len(keys)', reason: 'has more than 300 properties' },
-    {
-      when: `list_bool_or(list_transform(keys, ${INVALID_KEY}))`,
-      property: 'xcontext',
-      value: `list_filter(keys, ${INVALID_KEY})[1]`,
-      reason: 'has a property id that is not letters, digits and _ (optionally after $) or is longer than 125 characters',
-    },
-    {
-      when: `list_bool_or(list_transform(keys, k -> list_contains(${reserved}, lower(k))))`,
-      property: 'xcontext',
-      value: 'CAST(keys AS VARCHAR)',
-      reason: 'uses a reserved id (distinct_id, xwho, xwhat, xwhen, ds) as a property',
-    },
-    ...plans.event.flatMap((p) => propertyChecks(p, IS_EVENT)),
-    ...plans.user.flatMap((p) => propertyChecks(p, IS_VALUE_OP)),
-    ...plans.user.filter((p) => p.type !== 'number').map((p) => ({
-      when: `xwhat = '$profile_increment' AND ${p.read.value} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not a number property: only numbers can be incremented',
-    })),
-    ...plans.user.filter((p) => p.type !== 'array<string>').map((p) => ({
-      when: `xwhat = '$profile_append' AND ${p.read.value} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not an array<string> property: only arrays can be appended to',
-    })),
-  ]
-}
-
 /** Builds `norm` from `stage_records`. */
 export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes): Promise<RecordPlans> {
-  await parse(conn)
-  const eventKeys = group(await keysOf(conn, IS_EVENT))
-  const userKeys = group(await keysOf(conn, IS_VALUE_OP))
-  const plans: RecordPlans = {
-    event: propertyPlans(eventKeys, known.event, await inferNew(conn, eventKeys, known.event, IS_EVENT), new Set()),
-    user: propertyPlans(userKeys, known.user, await inferNew(conn, userKeys, known.user, IS_VALUE_OP), NOT_USER_PROPERTIES),
-    unset: [],
-  }
+  const keysBroken = await surveyKeys(conn)
+  const eventKeys = group(await keysOf(conn, CLASS_OF.event))
+  const userKeys = group(await keysOf(conn, CLASS_OF.valueOp))
+  const event = propertyPlans(eventKeys, known.event, await inferNew(conn, eventKeys, known.event, CLASS_OF.event), new Set(), 0)
+  const user = propertyPlans(userKeys, known.user, await inferNew(conn, userKeys, known.user, CLASS_OF.valueOp), NOT_USER_PROPERTIES, event.length)
   // unset names properties; only those the project has (or this load adds) can be unset
-  const userIds = new Set([...known.user.keys(), ...plans.user.map((p) => p.id)])
-  const unsetKeys = [...group(await keysOf(conn, IS_UNSET))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
-  plans.unset = unsetKeys.map(([id]) => id)
+  const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
+  const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
+  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken)))
+  return { event, user, unset: unset.map(([id]) => id) }
+}
 
-  // every key any plan reads, once, in one struct per record
-  const structKeys = new Set([...plans.event, ...plans.user].flatMap((p) => (eventKeys.get(p.id) ?? []).concat(userKeys.get(p.id) ?? [])))
-  for (const [, keys] of unsetKeys) for (const k of keys) structKeys.add(k)
-  structKeys.add('$debug')
-  structKeys.add('$platform')
-  const struct = JSON.stringify(Object.fromEntries([...structKeys].map((k) => [k, 'JSON'])))
-  const xwhen = `CASE WHEN xwhen_kind IN ('UBIGINT', 'BIGINT') THEN to_timestamp(CAST(xwhen_raw AS BIGINT) / 1000.0)
-                      WHEN xwhen_kind = 'VARCHAR' THEN ${eventTime('xwhen_raw')} END`
-  await conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
-    SELECT _row, NOT ${IS_EVENT} AS is_profile, CASE WHEN NOT ${IS_EVENT} THEN xwhat END AS op,
-           xwho, xwhat, xwhen, ${dayOf('xwhen')} AS ds,
-           COALESCE(json_type(v."$debug") IN ('UBIGINT', 'BIGINT', 'DOUBLE') AND CAST(v."$debug" AS DOUBLE) = 1, false) AS debug,
-           CASE WHEN json_type(v."$platform") = 'VARCHAR' THEN v."$platform"->>'$' END AS platform
-           ${plans.event.map((p) => `, ${p.read.value} AS ${eventCol(p.id)}`).join('')}
-           ${plans.user.map((p) => `, ${p.read.value} AS ${userCol(p.id)}`).join('')}
-           ${unsetKeys.map(([id, keys]) => `, (${keys.map((k) => `v."${k}" IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`).join('')}
-           , ${problemCase(recordChecks(plans))} AS _problem
-    FROM (SELECT *, ${xwhen} AS xwhen, CASE WHEN xc_kind = 'OBJECT' THEN from_json(xc, ${literal(struct)}) END AS v
-          FROM rec)`)
-  return plans
+/**
+ * The statement that builds `norm`, in projections that each compute a value once: the record
+ * parsed into JSON texts (t), the texts (j_*, __t*, and whether each key is there, __f*), the
+ * values (__v*), the time, its day, then the columns and the problem.
+ */
+function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean): string {
+  const props = [...event, ...user]
+  const fields = [...new Set([...props.flatMap((p) => p.keys), ...unset.flatMap(([, keys]) => keys), '$debug', '$platform'])]
+  const field = (k: string) => `t.xcontext."${k}"`
+  const struct = JSON.stringify({ xwho: 'JSON', xwhat: 'JSON', xwhen: 'JSON', xcontext: Object.fromEntries(fields.map((k) => [k, 'JSON'])) })
+  const texts = props.map((p, i) => `, CAST(${p.keys.length === 1 ? field(p.keys[0]) : `COALESCE(${p.keys.map(field).join(', ')})`} AS VARCHAR) AS ${textCol(i)}`)
+  const flags = unset.map(([id, keys]) => `, (${keys.map((k) => `${field(k)} IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`)
+  const xwhen = `CASE WHEN ${jsonKind.integer('j_xwhen')} THEN to_timestamp(TRY_CAST(j_xwhen AS BIGINT) / 1000.0)
+                      WHEN xwhen_text IS NOT NULL THEN ${eventTime('xwhen_text', false)} END`
+  const c = recordChecks(event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })))
+  // sure: an object whose xcontext is an object (any key read, else asked) or absent, with good keys
+  const sure = [
+    "starts_with(j_xwho, '\"')",
+    `(${[...fields.map((_, i) => `__f${i}`), "COALESCE(try(json_type(line, '$.xcontext')), 'NULL') IN ('NULL', 'OBJECT')"].join(' OR ')})`,
+    ...(keysBroken ? [`NOT COALESCE(${Object.values(keyChecks(KEYS)).join(' OR ')}, false)`] : []),
+  ]
+  // a record that is not sure gets the shape checks in their order first. Both CASE and COALESCE
+  // evaluate a branch only for the rows that reach it, and a CASE condition stops at the first
+  // true OR term: the line is parsed again only for the records no key was read from.
+  const problem = `COALESCE(CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(c.shape)} END, ${problemCase(c.values)})`
+  return `CREATE OR REPLACE TEMP TABLE norm AS
+    SELECT _row, NOT __event AS is_profile, CASE WHEN NOT __event THEN xwhat END AS op,
+           xwho, xwhat, xwhen, ${dayOfDate('__date')} AS ds, debug, platform
+           ${event.map((p, i) => `, ${valueCol(i)} AS ${eventCol(p.id)}`).join('')}
+           ${user.map((p, i) => `, ${valueCol(event.length + i)} AS ${userCol(p.id)}`).join('')}
+           ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
+           , ${problem} AS _problem
+    FROM (SELECT *, CAST(xwhen AS DATE) AS __date
+    FROM (SELECT *, ${xwhen} AS xwhen, NOT list_contains(${PROFILE_LIST}, xwhat) AS __event, list_contains(${VALUE_OP_LIST}, xwhat) AS __value_op
+    FROM (SELECT _row, line, j_xwho, j_xwhen ${fields.map((_, i) => `, __f${i}`).join('')},
+                 ${jsonKind.stringValue('j_xwho')} AS xwho, ${jsonKind.stringValue('j_xwhat')} AS xwhat, ${jsonKind.stringValue('j_xwhen')} AS xwhen_text,
+                 COALESCE(${jsonKind.number('j_debug')} AND TRY_CAST(j_debug AS DOUBLE) = 1, false) AS debug,
+                 ${jsonKind.stringValue('j_platform')} AS platform
+                 ${props.map((p, i) => `, ${textCol(i)}, ${p.read.value} AS ${valueCol(i)}`).join('')}
+                 ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
+    FROM (SELECT _row, line, CAST(t.xwho AS VARCHAR) AS j_xwho, CAST(t.xwhat AS VARCHAR) AS j_xwhat, CAST(t.xwhen AS VARCHAR) AS j_xwhen,
+                 CAST(${field('$debug')} AS VARCHAR) AS j_debug, CAST(${field('$platform')} AS VARCHAR) AS j_platform
+                 ${fields.map((k, i) => `, ${field(k)} IS NOT NULL AS __f${i}`).join('')}
+                 ${texts.join('')} ${flags.join('')}
+    FROM (SELECT rowid + 1 AS _row, line, try(from_json(line, ${literal(struct)})) AS t FROM stage_records WHERE ${NOT_BLANK})))))`
+}
+
+/** The line's xcontext keys, for the checks of a record that is not sure: a parse per use. */
+const KEYS = "try(json_keys(line, '$.xcontext'))"
+
+/**
+ * The checks in the order their reasons win: the shape of the record and its identity (`shape`),
+ * then the identity and the property values (`values`). The identity checks are in both: they come
+ * between shape checks. The values checks are cheap and run for every record; the shape checks
+ * parse the line again, and run only for a record that is not sure.
+ */
+function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: string }[]): { shape: Check[]; values: Check[] } {
+  const kind = 'json_type(TRY_CAST(line AS JSON))'
+  const xcKind = "try(json_type(line, '$.xcontext'))"
+  const k = keyChecks(KEYS)
+  const identity = identityChecks('xwho', 'xwhat', 'xwhen', "CAST(j_xwhen AS JSON)->>'$'")
+  const properties: Check[] = [
+    ...event.flatMap(({ p, v }) => propertyChecks(p, v, IS_EVENT)),
+    ...user.flatMap(({ p, v }) => propertyChecks(p, v, IS_VALUE_OP)),
+    ...user.filter(({ p }) => p.type !== 'number').map(({ p, v }) => ({
+      when: `xwhat = '$profile_increment' AND ${v} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not a number property: only numbers can be incremented',
+    })),
+    ...user.filter(({ p }) => p.type !== 'array<string>').map(({ p, v }) => ({
+      when: `xwhat = '$profile_append' AND ${v} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not an array<string> property: only arrays can be appended to',
+    })),
+  ]
+  const shape: Check[] = [
+    { when: `${kind} IS NULL`, property: 'record', value: 'line', reason: 'is not valid JSON' },
+    { when: `${kind} <> 'OBJECT'`, property: 'record', value: 'line', reason: 'is not a JSON object' },
+    { when: "j_xwho IS NOT NULL AND NOT starts_with(j_xwho, '\"')", property: 'xwho', value: 'j_xwho', reason: 'must be a string' },
+    ...identity,
+    { when: `${xcKind} IS NOT NULL AND ${xcKind} NOT IN ('OBJECT', 'NULL')`, property: 'xcontext', value: "CAST(try(line->'$.xcontext') AS VARCHAR)", reason: 'must be an object' },
+    { when: k.tooMany, property: 'xcontext', value: `len(${KEYS})`, reason: 'has more than 300 properties' },
+    {
+      when: k.invalid,
+      property: 'xcontext',
+      value: `list_filter(${KEYS}, ${INVALID_KEY})[1]`,
+      reason: 'has a property id that is not letters, digits and _ (optionally after $) or is longer than 125 characters',
+    },
+    { when: k.reserved, property: 'xcontext', value: `CAST(${KEYS} AS VARCHAR)`, reason: 'uses a reserved id (distinct_id, xwho, xwhat, xwhen, ds) as a property' },
+  ]
+  return { shape, values: [...identity, ...properties] }
 }

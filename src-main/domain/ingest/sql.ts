@@ -1,3 +1,5 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+
 /** Small helpers for SQL that the importers generate from checked names only. */
 
 /** A SQL string literal. Used for file paths and checked ids, never for values (those are bound). */
@@ -8,4 +10,24 @@ export function literal(text: string): string {
 /** A quoted identifier for a column name that came from a file header. */
 export function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
+}
+
+/**
+ * Runs `work` with preserve_insertion_order set on this connection only. Off: statements whose row
+ * order means nothing (rows carry their number in `_row`, stored events have no order) run in
+ * parallel without collecting batches in order. On: a staging read, whose rowids are line numbers.
+ * SESSION, because a plain SET is global: it would reorder a staging read on another connection.
+ */
+export async function insertionOrder<T>(conn: DuckDBConnection, preserve: boolean, work: () => Promise<T>): Promise<T> {
+  await conn.run(`SET SESSION preserve_insertion_order = ${preserve}`)
+  try {
+    return await work()
+  } finally {
+    await conn.run('RESET SESSION preserve_insertion_order').catch(() => undefined)
+  }
+}
+
+/** `work` with the rows' order free (see insertionOrder). */
+export function unordered<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  return insertionOrder(conn, false, work)
 }

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import { badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
-import { ident, literal } from './sql'
+import { ident, insertionOrder, literal } from './sql'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -172,7 +172,8 @@ export async function stageFile(conn: DuckDBConnection, stagingDir: string, file
     await stageExcel(conn, file, sheet, limit)
     return 'stage_rows'
   }
-  return inStaging(stagingDir, file, (placed) => stageRead(conn, placed, format, limit))
+  // rowids are line numbers: the read keeps file order whatever another connection set globally
+  return inStaging(stagingDir, file, (placed) => insertionOrder(conn, true, () => stageRead(conn, placed, format, limit)))
 }
 
 async function stageRead(conn: DuckDBConnection, file: string, format: Format, limit?: number): Promise<'stage_records' | 'stage_rows'> {

@@ -2,9 +2,9 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
-import { ident, literal } from './sql'
+import { ident, literal, unordered } from './sql'
 import { inferText, sampleValues } from './infer'
-import { dayOf, eventTime, fromText } from './typing'
+import { dayOfDate, eventTime, fromText } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -113,7 +113,12 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Prom
   return out
 }
 
-/** Builds `norm` from `stage_rows`; resolves to the properties the load writes. */
+/**
+ * Builds `norm` from `stage_rows`; resolves to the properties the load writes. Three projections,
+ * so that each value is computed once: the identity and typed values from the cells, then the
+ * local day from the time, then the checks over the computed values (a check's value text is
+ * evaluated only for a record it rejects).
+ */
 export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>): Promise<PropertyPlan[]> {
   const columns = planColumns(header, mapping, kind)
   const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
@@ -128,15 +133,21 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
   const xwho = mapping.xwho ? `NULLIF(trim(${ident(mapping.xwho)}), '')` : 'NULL'
   const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : ident(mapping.xwhat!)
   const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${ident(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : eventTime(xwhenRaw)
-  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', '__uba_xwhen_raw'), ...plans.flatMap((p) => propertyChecks(p))]
+  const xwhen = kind === 'profiles' ? 'now()' : eventTime(ident(mapping.xwhen!), true)
   const col = kind === 'events' ? eventCol : userCol
-  await conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
-    SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
-           __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOf('__uba_xwhen')} AS ds, false AS debug, NULL::VARCHAR AS platform
-           ${plans.map((p) => `, ${p.read.value} AS ${col(p.id)}`).join('')}
-           , ${problemCase(checks)} AS _problem
-    FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhenRaw} AS __uba_xwhen_raw, ${xwhen} AS __uba_xwhen
-          FROM stage_rows)`)
+  // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
+  const value = (i: number) => `__uba_v${i}`
+  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
+  await unordered(conn, () =>
+    conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
+      SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
+             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
+             ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
+             , ${problemCase(checks)} AS _problem
+      FROM (SELECT *, CAST(__uba_xwhen AS DATE) AS __uba_date
+            FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
+                         ${plans.map((p, i) => `, ${p.read.value} AS ${value(i)}`).join('')}
+                  FROM stage_rows))`),
+  )
   return plans
 }

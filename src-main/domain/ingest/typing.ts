@@ -3,8 +3,12 @@ import type { DataType } from '../schema/types'
 /**
  * SQL for reading values of a data type strictly: from text (CSV, Excel, Parquet cells) and from
  * JSON (SDK records). Each reader gives the typed value and a test that the raw value did not fit,
- * so a record is rejected with a reason instead of being coerced. `raw` and `json` are SQL
+ * so a record is rejected with a reason instead of being coerced. `raw` and `text` are SQL
  * expressions over checked column names, never request text.
+ *
+ * The misfit test is written over the column the value was computed into (the callers compute
+ * each value once, one projection below their checks): re-deriving it per check would cast,
+ * parse or match every value twice.
  */
 
 export const DATETIME_FORMATS = "['%Y-%m-%d %H:%M:%S.%g', '%Y-%m-%d %H:%M:%S', '%Y-%m-%d']"
@@ -19,10 +23,10 @@ function localDateTime(text: string): string {
 }
 
 export interface TypedRead {
-  /** The value as the warehouse stores it (NULL when absent). */
+  /** The value as the warehouse stores it (NULL when absent), from the raw input. */
   value: string
-  /** True when a value was present but does not fit the type. */
-  misfit: string
+  /** True when a value was present but does not fit the type; `value` names the computed value. */
+  misfit: (value: string) => string
 }
 
 /** A JSON array of strings only, e.g. '["a","b"]'. */
@@ -33,74 +37,93 @@ function stringArray(json: string): string {
 /** Reading a text cell as `type`. Empty cells are absent values. */
 export function fromText(raw: string, type: DataType): TypedRead {
   const present = `(${raw} IS NOT NULL AND ${raw} <> '')`
+  const absentOr = (v: string) => `(${present} AND ${v} IS NULL)`
   switch (type) {
     case 'string':
-      return { value: `NULLIF(${raw}, '')`, misfit: 'false' }
-    case 'number': {
-      const value = `TRY_CAST(NULLIF(${raw}, '') AS DOUBLE)`
-      return { value, misfit: `(${present} AND (${value} IS NULL OR NOT isfinite(${value})))` }
-    }
-    case 'boolean': {
-      const value = `CASE lower(${raw}) WHEN 'true' THEN true WHEN 'false' THEN false END`
-      return { value, misfit: `(${present} AND ${value} IS NULL)` }
-    }
-    case 'datetime': {
-      const value = localDateTime(raw)
-      return { value: `CASE WHEN ${present} THEN ${value} END`, misfit: `(${present} AND ${value} IS NULL)` }
-    }
+      return { value: `NULLIF(${raw}, '')`, misfit: () => 'false' }
+    case 'number':
+      return { value: `TRY_CAST(NULLIF(${raw}, '') AS DOUBLE)`, misfit: (v) => `(${present} AND (${v} IS NULL OR NOT isfinite(${v})))` }
+    case 'boolean':
+      // the exact spellings first: lower() copies every cell
+      return {
+        value: `CASE ${raw} WHEN 'true' THEN true WHEN 'false' THEN false ELSE CASE lower(${raw}) WHEN 'true' THEN true WHEN 'false' THEN false END END`,
+        misfit: absentOr,
+      }
+    case 'datetime':
+      return { value: `CASE WHEN ${present} THEN ${localDateTime(raw)} END`, misfit: absentOr }
     case 'array<string>': {
       // CASE, not AND: the JSON functions must not see text that is not JSON
       const ok = `CASE WHEN json_valid(${raw}) THEN ${stringArray(raw)} ELSE false END`
-      return { value: `CASE WHEN ${present} AND (${ok}) THEN CAST(CAST(${raw} AS JSON) AS VARCHAR[]) END`, misfit: `(${present} AND NOT (${ok}))` }
+      return { value: `CASE WHEN ${present} AND (${ok}) THEN CAST(CAST(${raw} AS JSON) AS VARCHAR[]) END`, misfit: absentOr }
     }
   }
 }
 
-/** Reading the JSON value at `json` (a JSON expression; SQL NULL or JSON null = absent) as `type`. */
-export function fromJson(json: string, type: DataType): TypedRead {
-  const kind = `json_type(${json})`
-  const present = `(${json} IS NOT NULL AND ${kind} <> 'NULL')`
+/**
+ * The kind of a JSON value from its text's first character. `text` is the VARCHAR of a value that
+ * from_json(..., 'JSON') extracted: DuckDB writes it back minified, so the first character tells
+ * the kind exactly: a string starts with ", a number with - or a digit (or N, I: NaN, Infinity,
+ * which DuckDB's reader accepts). This replaces json_type(), which parses each value again.
+ * ascii() of the first character is the cheapest test; comparisons, not an IN list: the optimizer
+ * turns a long IN list into a join, one per property.
+ */
+export const jsonKind = {
+  string: (text: string) => `starts_with(${text}, '"')`,
+  number: (text: string) => `(ascii(${text}) BETWEEN 45 AND 57 OR ascii(${text}) = 73 OR ascii(${text}) = 78)`,
+  integer: (text: string) => `regexp_full_match(${text}, '-?[0-9]+')`,
+  /**
+   * A JSON string's content; NULL for any other kind. Text without a backslash has nothing to
+   * unescape: cutting the quotes off is exact there, and much cheaper than parsing it again.
+   */
+  stringValue: (text: string) => `CASE WHEN starts_with(${text}, '"') THEN CASE WHEN contains(${text}, '\\') THEN CAST(${text} AS JSON)->>'$' ELSE ${text}[2:-2] END END`,
+}
+
+/**
+ * Reading a JSON value given as text (see `jsonKind`; SQL NULL = absent, as from_json gives JSON
+ * null) as `type`.
+ */
+export function fromJsonText(text: string, type: DataType): TypedRead {
+  const present = `(${text} IS NOT NULL)`
+  const absentOr = (v: string) => `(${present} AND ${v} IS NULL)`
   switch (type) {
     case 'string':
-      return { value: `CASE WHEN ${kind} = 'VARCHAR' THEN ${json}->>'$' END`, misfit: `(${present} AND ${kind} <> 'VARCHAR')` }
+      return { value: jsonKind.stringValue(text), misfit: () => `(${present} AND NOT ${jsonKind.string(text)})` }
     case 'number':
-      return {
-        value: `CASE WHEN ${kind} IN ('BIGINT', 'UBIGINT', 'DOUBLE') THEN CAST(${json} AS DOUBLE) END`,
-        misfit: `(${present} AND ${kind} NOT IN ('BIGINT', 'UBIGINT', 'DOUBLE'))`,
-      }
+      return { value: `CASE WHEN ${jsonKind.number(text)} THEN TRY_CAST(${text} AS DOUBLE) END`, misfit: () => `(${present} AND NOT ${jsonKind.number(text)})` }
     case 'boolean':
-      return { value: `CASE WHEN ${kind} = 'BOOLEAN' THEN CAST(${json} AS BOOLEAN) END`, misfit: `(${present} AND ${kind} <> 'BOOLEAN')` }
-    case 'datetime': {
-      const text = `(${json}->>'$')`
-      const parsed = localDateTime(text)
-      return {
-        value: `CASE WHEN ${kind} = 'VARCHAR' THEN ${parsed} END`,
-        misfit: `(${present} AND (${kind} <> 'VARCHAR' OR ${parsed} IS NULL))`,
-      }
+      return { value: `CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END`, misfit: absentOr }
+    case 'datetime':
+      return { value: `CASE WHEN ${jsonKind.string(text)} THEN ${localDateTime(jsonKind.stringValue(text))} END`, misfit: absentOr }
+    case 'array<string>': {
+      const json = `CAST(${text} AS JSON)`
+      return { value: `CASE WHEN starts_with(${text}, '[') AND ${stringArray(json)} THEN CAST(${json} AS VARCHAR[]) END`, misfit: absentOr }
     }
-    case 'array<string>':
-      return {
-        value: `CASE WHEN ${kind} = 'ARRAY' AND ${stringArray(json)} THEN CAST(${json} AS VARCHAR[]) END`,
-        misfit: `(${present} AND NOT (${kind} = 'ARRAY' AND ${stringArray(json)}))`,
-      }
   }
 }
 
 /**
  * The event time (`xwhen`) from text: epoch milliseconds, epoch seconds, ISO 8601 with a zone, or a
  * local time (ISO 8601 or yyyy-MM-dd HH:mm:ss[.SSS] or yyyy-MM-dd) read in the session's time zone,
- * which the warehouse sets to the project's. NULL when it is none of these.
+ * which the warehouse sets to the project's. NULL when it is none of these. With `trim`, the text
+ * is read trimmed; the first arm tries it untrimmed, so the common case (clean epoch ms) costs no
+ * copy of the text.
  */
-export function eventTime(raw: string): string {
-  return `CASE
-    WHEN regexp_full_match(${raw}, '[0-9]{12,14}') THEN to_timestamp(CAST(${raw} AS BIGINT) / 1000.0)
-    WHEN regexp_full_match(${raw}, '[0-9]{9,11}') THEN to_timestamp(CAST(${raw} AS BIGINT))
-    WHEN regexp_matches(${raw}, '(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)$') THEN TRY_CAST(${raw} AS TIMESTAMPTZ)
-    ELSE CAST(${localDateTime(raw)} AS TIMESTAMPTZ)
+export function eventTime(raw: string, trim: boolean): string {
+  const text = trim ? `trim(${raw})` : raw
+  const clean = trim ? `WHEN regexp_full_match(${raw}, '[0-9]{12,14}') THEN to_timestamp(CAST(${raw} AS BIGINT) / 1000.0)` : ''
+  return `CASE ${clean}
+    WHEN regexp_full_match(${text}, '[0-9]{12,14}') THEN to_timestamp(CAST(${text} AS BIGINT) / 1000.0)
+    WHEN regexp_full_match(${text}, '[0-9]{9,11}') THEN to_timestamp(CAST(${text} AS BIGINT))
+    WHEN regexp_matches(${text}, '(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)$') THEN TRY_CAST(${text} AS TIMESTAMPTZ)
+    ELSE CAST(${localDateTime(text)} AS TIMESTAMPTZ)
   END`
 }
 
-/** The project-local day of a TIMESTAMPTZ as a yyyyMMdd integer (`ds`). */
-export function dayOf(ts: string): string {
-  return `(year(${ts}) * 10000 + month(${ts}) * 100 + day(${ts}))`
+/**
+ * The project-local day of a TIMESTAMPTZ as a yyyyMMdd integer (`ds`), given `date`, the
+ * TIMESTAMPTZ cast to DATE: that cast is the one time-zone lookup (year(), month() and day() on a
+ * TIMESTAMPTZ would each do their own).
+ */
+export function dayOfDate(date: string): string {
+  return `(year(${date}) * 10000 + month(${date}) * 100 + day(${date}))`
 }
