@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
+import { setSetting } from '../../src-main/domain/platform/settings'
 import { startTestServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -360,10 +361,51 @@ describe('funnel analysis', () => {
 
   it('shows the SQL it ran with explain=true, with values bound, not pasted', async () => {
     const res = await analyze(base, '?explain=true')
-    expect(res.body.sql).toHaveLength(1)
-    expect(res.body.sql[0].sql).toContain('FROM event_vd e')
-    expect(res.body.sql[0].sql).not.toContain("'cart'")
-    expect(res.body.sql[0].params).toContain('cart')
+    // how many events and users to read, then the candidate events of the one part of users
+    expect(res.body.sql).toHaveLength(2)
+    expect(res.body.sql[0].sql).toContain('count(*)')
+    const scan = res.body.sql[1]
+    expect(scan.sql).toContain('FROM event_vd e')
+    expect(scan.sql).not.toContain("'cart'")
+    expect(scan.params).toContain('cart')
+  })
+
+  const breakdowns = [
+    {},
+    { byField: { expression: 'event.view.city' } },
+    { byField: { expression: 'event.view.tags' } },
+    { byField: { expression: 'event.pay.method' }, byStepIndex: 2 },
+    { byField: { expression: 'user.age', buckets: [20, 30] } },
+    { steps: [{ expression: 'event.shop' }, { expression: 'event.pay' }], convertTime: 2 },
+  ]
+
+  it('gives the same answer when it follows the users in parts, each part with labels of its own', async () => {
+    const whole = await Promise.all(breakdowns.map((b) => analyze({ ...base, ...b })))
+    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
+    try {
+      const res = await analyze({ ...base, ...breakdowns[1] }, '?explain=true')
+      // 19 events of 5 users in parts of at most 4 events: 5 parts, one user each
+      expect(res.body.sql).toHaveLength(1 + 5)
+      for (const [i, b] of breakdowns.entries()) {
+        const parted = await analyze({ ...base, ...b })
+        expect(parted.status).toBe(200)
+        expect(parted.body.rows).toEqual(whole[i].body.rows)
+        expect(parted.body.byValues).toEqual(whole[i].body.byValues)
+      }
+    } finally {
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4000000')
+    }
+  })
+
+  it('gives the same answer whatever order the events were stored in', async () => {
+    const reversed = await newProject(s, 'fnrev', 'Asia/Shanghai')
+    const job = await importAndWait(s, reversed, { path: fixture('fn-rev.jsonl', [...lines].reverse().join('\n')) })
+    expect(job.state).toBe('succeeded')
+    for (const b of breakdowns.slice(0, 5)) {
+      const forward = await analyze({ ...base, ...b })
+      const backward = await analyze({ ...base, ...b }, '', reversed)
+      expect(backward.body.rows).toEqual(forward.body.rows)
+    }
   })
 
   it('defaults the window to 7 days', async () => {

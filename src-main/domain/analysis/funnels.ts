@@ -2,20 +2,22 @@ import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { dayOfDs, series } from './calendar'
+import { dsOf, series } from './calendar'
 import { resolveEvent, type EventRef } from './eventRefs'
-import { funnelSql, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { numericSetting } from '../platform/settings'
+import { FunnelPaths } from './funnelPaths'
+import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
-import type { AnalysisEnv, AnalysisModule } from './runner'
+import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
 
 /**
  * Funnel (spec 4.10). A user enters at any first-step event inside the range; each later step is a
  * different event at or after the previous step's, all within the conversion window of the entry
  * (the window may run past toDate). Per user and entry day the deepest step reached from any entry
  * that day counts; `$ALL` counts each user once, at their deepest over the range. The times of a
- * user's counted path (the deepest; the earliest entry among equals) give the medians. The SQL and
- * its rules in detail: funnelSql.ts.
+ * user's counted path (the deepest; the earliest entry among equals) give the medians. The scan:
+ * funnelSql.ts; the path rules in detail: funnelPaths.ts.
  */
 
 export const MAX_STEPS = 20
@@ -25,6 +27,8 @@ const UNIT_SECONDS = { DAY: 86400, HOUR: 3600, MINUTE: 60 } as const
 type WindowUnit = keyof typeof UNIT_SECONDS
 /** Without convertTime and convertTimeUnit: a week. */
 const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
+/** A part's user ids, relative to its first, must fit an INTEGER. */
+const USERS_PER_PART = 2 ** 30
 
 const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit']
 
@@ -57,7 +61,6 @@ export interface FunnelResponse {
   samplingFactor: number
 }
 
-type ValidateEnv = Omit<AnalysisEnv, 'query'>
 
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
 function eventsOf(ref: EventRef): string[] | null {
@@ -131,8 +134,55 @@ function emptyRow(req: FunnelRequest, byValue: number | string, columns: number)
 }
 
 /** Seconds to the millisecond. */
-function seconds(value: unknown): number | null {
-  return value === null || value === undefined ? null : Math.round(Number(value) * 1000) / 1000
+function seconds(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 1000) / 1000
+}
+
+/** Reads the candidate events in parts of the users and follows their paths. */
+async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelPaths> {
+  const fromDs = dsOf(req.fromDate)
+  const columnOfDay = new Int32Array(dsOf(req.toDate) - fromDs + 2)
+  days.forEach((d, i) => (columnOfDay[dsOf(d) - fromDs + 1] = i + 1))
+  const paths = new FunnelPaths({
+    steps: req.steps.length,
+    windowMicros: req.windowSeconds * 1_000_000,
+    columns: days.length + 1,
+    columnOfDay,
+    labelStep: req.byField ? labelStep(req) : null,
+  })
+  const sizeParams = env.params()
+  const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
+  const events = Number(size.n)
+  if (events === 0) return paths
+  const lo = Number(size.lo)
+  const hi = Number(size.hi)
+  // parts of the users bound the rows held at once (about 50 bytes each) on a large project
+  const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart') || 1)
+  const parts = Math.max(Math.ceil(events / perPart), Math.ceil((hi - lo + 1) / USERS_PER_PART))
+  const width = Math.ceil((hi - lo + 1) / parts)
+  const scan = (first: number) => {
+    const p = env.params()
+    return env.scan(funnelScanSql(req, env.columns, p, env.nowLocal, { lo: first, hi: Math.min(hi, first + width - 1) }), p)
+  }
+  // DuckDB reads the next part while this one's paths are followed
+  let T = performance.now()
+  let reading = await scan(lo)
+  if (process.env.FTIME) console.log('prepare', (performance.now() - T).toFixed(0))
+  for (let first = lo; first <= hi; first += width) {
+    T = performance.now()
+    const result = await reading.result
+    if (process.env.FTIME) console.log('wait', (performance.now() - T).toFixed(0))
+    if (first + width <= hi) reading = await scan(first + width)
+    try {
+      T = performance.now()
+      paths.addPart(result)
+      if (process.env.FTIME) console.log('addPart', (performance.now() - T).toFixed(0))
+    } catch (err) {
+      await reading.result.catch(() => undefined)
+      throw err
+    }
+  }
+  return paths
 }
 
 export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
@@ -160,23 +210,23 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
   },
 
   async run(env, req) {
-    const p = env.params()
-    const result = await env.query(funnelSql(req, env.columns, p, env.nowLocal), p)
     const days = series(req.fromDate, req.toDate, 'DAY')
-    const columnOf = new Map<number, number>([[0, 0], ...days.map((d, i): [number, number] => [Number(d.replaceAll('-', '')), i + 1])])
+    const T3 = performance.now()
+    const paths = await followPaths(env, req, days)
+    if (process.env.FTIME) console.log('follow total', (performance.now() - T3).toFixed(0))
     const total = emptyRow(req, -1, days.length + 1)
     const groups = new Map<string, FunnelRow>()
-    for (const r of result) {
-      const column = columnOf.get(Number(r.col))
-      if (column === undefined) throw new Error(`funnel: entry day ${dayOfDs(Number(r.col))} outside the range`)
+    const T4 = performance.now()
+    const tallied = paths.rows()
+    if (process.env.FTIME) console.log('rows', (performance.now() - T4).toFixed(0))
+    for (const r of tallied) {
       let row = total
       if (r.label !== null) {
-        const label = String(r.label)
-        row = groups.get(label) ?? emptyRow(req, label, days.length + 1)
-        groups.set(label, row)
+        row = groups.get(r.label) ?? emptyRow(req, r.label, days.length + 1)
+        groups.set(r.label, row)
       }
-      row.stepsDetail.forEach((s, k) => (s.convertedUser[column] = Number(r[`c${k}`])))
-      row.medianConvertedTime.forEach((m, k) => (m.median[column] = seconds(r[`m${k + 1}`])))
+      row.stepsDetail.forEach((s, k) => (s.convertedUser[r.column] = r.counts[k]))
+      row.medianConvertedTime.forEach((m, k) => (m.median[r.column] = seconds(r.medians[k])))
     }
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]

@@ -4,7 +4,7 @@ import { resolveBreakdown, type Breakdown } from './breakdown'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
-import type { AnalysisEnv } from './runner'
+import type { ValidateEnv } from './runner'
 
 /**
  * The retention request (spec 4.10), checked field by field: every refusal is a 400 naming the
@@ -49,7 +49,7 @@ export const MAX_DURATION = 365
 
 const FIELDS = ['firstEvent', 'secondEvent', 'byField', 'byFieldIndex', 'crowds', 'fromDate', 'toDate', 'duration', 'unit', 'samplingFactor', 'limit', 'measures', 'filter']
 
-type Env = Omit<AnalysisEnv, 'query'>
+type Env = ValidateEnv
 
 /** Conditions on event properties must name the event they filter (its id, as in the expression). */
 function ownEventOnly(filter: CheckedFilter, field: string, eventId: string): void {

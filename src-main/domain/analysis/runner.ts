@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import type { PropertyLookup } from '../expr/filters'
 import { dataVersion } from '../platform/dataVersion'
@@ -12,7 +12,9 @@ import { SqlParams } from './sqlParams'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
- * connection, and `query`, which runs SQL with bound values and keeps it for `explain`.
+ * connection, and `query`, which runs SQL with bound values and keeps it for `explain`. `scan`
+ * does the same for a result read as columns (columnar.ts): it resolves once the statement runs on
+ * DuckDB's threads, so the caller can work on something else until `result`.
  */
 export interface AnalysisEnv {
   ctx: DomainContext
@@ -23,13 +25,21 @@ export interface AnalysisEnv {
   nowLocal: string
   params: () => SqlParams
   query: (sql: string, params?: SqlParams) => Promise<Record<string, unknown>[]>
+  scan: (sql: string, params?: SqlParams) => Promise<RunningScan>
 }
+
+export interface RunningScan {
+  result: Promise<DuckDBMaterializedResult>
+}
+
+/** What validation gets: everything but running SQL. */
+export type ValidateEnv = Omit<AnalysisEnv, 'query' | 'scan'>
 
 /** One analysis type: validate -> build SQL -> run -> shape (house style 5). */
 export interface AnalysisModule<Request, Response> {
   kind: string
   /** Checks the body; every bad field is a 400 naming it. Needs only the plan. */
-  validate(env: Omit<AnalysisEnv, 'query'>, body: Record<string, unknown>): Request
+  validate(env: ValidateEnv, body: Record<string, unknown>): Request
   run(env: AnalysisEnv, request: Request): Promise<Response>
 }
 
@@ -92,15 +102,30 @@ export async function runAnalysis<Req, Res extends object>(
       params: () => new SqlParams(),
     }
     const request = module.validate(base, rest)
+    const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
     const env: AnalysisEnv = {
       ...base,
+      scan: async (sql, params = new SqlParams()) => {
+        explain(sql, params)
+        const prepared = await conn.prepare(sql)
+        prepared.bind(params.values as never)
+        return { result: prepared.run().finally(() => prepared.destroySync()) }
+      },
       query: async (sql, params = new SqlParams()) => {
-        explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
+        explain(sql, params)
         const reader = await conn.runAndReadAll(sql, params.values as never)
         return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))
       },
     }
-    const response = await module.run(env, request)
+    // an analysis of several statements (a funnel's parts) reads one snapshot of the project
+    await conn.run('BEGIN TRANSACTION')
+    let response: Res
+    try {
+      response = await module.run(env, request)
+    } finally {
+      // nothing was written; a connection that was interrupted is closed right after anyway
+      await conn.run('ROLLBACK').catch(() => undefined)
+    }
     const result = { ...response, reportUpdateTime: localStamp(now, scope.timeZone), ...(options.explain ? { sql: explained } : {}) }
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
     cache.set(key, { version, result })

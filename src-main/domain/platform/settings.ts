@@ -13,6 +13,8 @@ const DEFAULTS = {
   'sql.export.timeLimitMs': '600000',
   /** Custom SQL queries and exports running at once on this server (501/50104 past that). */
   'sql.concurrency': '4',
+  /** Events a funnel reads per part of the users: bounds the memory its path following holds. */
+  'analysis.funnel.eventsPerPart': '4000000',
 } as const
 
 export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken'
