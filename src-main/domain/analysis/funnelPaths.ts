@@ -186,16 +186,14 @@ export class FunnelPaths {
     this.newGroup()
   }
 
-  /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]) and follows its users' paths. */
-  addPart(result: DuckDBMaterializedResult): void {
+  /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]), whose uids are below `users`, and follows its users' paths. */
+  addPart(result: DuckDBMaterializedResult, users: number): void {
     const chunks = chunksOf(result)
     const labelled = this.o.labelStep !== null
     // pass 1: events per user; the dictionary rows (uid -1) give the part's labels
     this.partGroups = []
     const uids = chunks.map((chunk) => intColumn(chunk, 0))
-    let span = 0
-    for (const uid of uids) for (let i = 0; i < uid.length; i++) if (uid[i] > span) span = uid[i]
-    const start = new Int32Array(span + 2)
+    const start = new Int32Array(users + 1)
     let rows = 0
     uids.forEach((uid, c) => {
       const counted = countUsers(uid, start)
@@ -210,7 +208,7 @@ export class FunnelPaths {
     chunks.forEach((chunk, c) => {
       placeEvents(uids[c], place, doubleColumn(chunk, 1), doubleColumn(chunk, 2), labelled ? intColumn(chunk, 3) : null, this.o.columnOfDay, this.events, this.li)
     })
-    for (let u = 0; u <= span; u++) if (start[u + 1] > start[u]) this.followUser(start[u], start[u + 1])
+    for (let u = 0; u < users; u++) if (start[u + 1] > start[u]) this.followUser(start[u], start[u + 1])
   }
 
   /** The rows of the tally: per group and column with anyone entered. */

@@ -160,23 +160,18 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
   const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart') || 1)
   const parts = Math.max(Math.ceil(events / perPart), Math.ceil((hi - lo + 1) / USERS_PER_PART))
   const width = Math.ceil((hi - lo + 1) / parts)
+  const last = (first: number) => Math.min(hi, first + width - 1)
   const scan = (first: number) => {
     const p = env.params()
-    return env.scan(funnelScanSql(req, env.columns, p, env.nowLocal, { lo: first, hi: Math.min(hi, first + width - 1) }), p)
+    return env.scan(funnelScanSql(req, env.columns, p, env.nowLocal, { lo: first, hi: last(first) }), p)
   }
   // DuckDB reads the next part while this one's paths are followed
-  let T = performance.now()
   let reading = await scan(lo)
-  if (process.env.FTIME) console.log('prepare', (performance.now() - T).toFixed(0))
   for (let first = lo; first <= hi; first += width) {
-    T = performance.now()
     const result = await reading.result
-    if (process.env.FTIME) console.log('wait', (performance.now() - T).toFixed(0))
     if (first + width <= hi) reading = await scan(first + width)
     try {
-      T = performance.now()
-      paths.addPart(result)
-      if (process.env.FTIME) console.log('addPart', (performance.now() - T).toFixed(0))
+      paths.addPart(result, last(first) - first + 1)
     } catch (err) {
       await reading.result.catch(() => undefined)
       throw err
@@ -211,15 +206,10 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
 
   async run(env, req) {
     const days = series(req.fromDate, req.toDate, 'DAY')
-    const T3 = performance.now()
     const paths = await followPaths(env, req, days)
-    if (process.env.FTIME) console.log('follow total', (performance.now() - T3).toFixed(0))
     const total = emptyRow(req, -1, days.length + 1)
     const groups = new Map<string, FunnelRow>()
-    const T4 = performance.now()
-    const tallied = paths.rows()
-    if (process.env.FTIME) console.log('rows', (performance.now() - T4).toFixed(0))
-    for (const r of tallied) {
+    for (const r of paths.rows()) {
       let row = total
       if (r.label !== null) {
         row = groups.get(r.label) ?? emptyRow(req, r.label, days.length + 1)
