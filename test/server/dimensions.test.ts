@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DIMENSION_MARKER } from '../../src-main/domain/schema/dimensionWarehouse'
+import { withWriteLock } from '../../src-main/domain/writeLock'
 import { startTestServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -78,6 +79,18 @@ describe('create and read (4.8)', () => {
   it('lists the tables with their relation fields and counts', async () => {
     const [t] = await list()
     expect(t).toEqual({ table: 'city_store', showName: '门店 Stores', remark: 'x'.repeat(200), relations: ['city', 'store_id'], columns: 6, rows: 3, createTime: expect.any(Number), updateTime: t.createTime })
+  })
+
+  it('lists tables and fields while the project is locked for writing (a long import)', async () => {
+    let release = () => {}
+    const held = withWriteLock(s.app.ctx, s.project.appKey, () => new Promise<void>((r) => (release = r)))
+    try {
+      expect((await list()).map((t: { table: string }) => t.table)).toEqual(['city_store'])
+      expect((await fields('city_store')).body).toHaveLength(6)
+    } finally {
+      release()
+      await held
+    }
   })
 
   it('answers 501/50101 for a table that exists, and leaves it as it was', async () => {

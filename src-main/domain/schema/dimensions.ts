@@ -3,7 +3,7 @@ import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
 import { dataChanged } from '../platform/dataVersion'
-import { withWriteLock } from '../writeLock'
+import { LockTimeout, withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../platform/projects'
 import { addFields, deleteTable, fieldRows, insertTable, removeFields, tableRow, tableRows, touchTable, type TableRow } from './dimensionMeta'
 import { DIMENSION_LIMITS, parseColumns, parseRelations, prepareRows, tableName } from './dimensionRules'
@@ -63,6 +63,17 @@ function serialize<T>(ctx: DomainContext, appKey: string, work: () => Promise<T>
   return withWriteLock(ctx, appKey, work)
 }
 
+/**
+ * A read: under the write lock when it is free, so that it may repair drifted metadata (see
+ * describe); while a writer holds it (a long import), at once without repairing.
+ */
+function read<T>(ctx: DomainContext, appKey: string, work: (repair: boolean) => Promise<T>): Promise<T> {
+  return withWriteLock(ctx, appKey, () => work(true), 0).catch((err: unknown) => {
+    if (err instanceof LockTimeout) return work(false)
+    throw err
+  })
+}
+
 function noSuchTable(table: string) {
   return badParam('table', `dimension table ${table} does not exist`)
 }
@@ -72,14 +83,18 @@ interface Described {
   fields: DimensionField[]
 }
 
-/** The table's metadata and fields, repaired against the warehouse; null when it does not exist. */
-async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string): Promise<Described | null> {
+/**
+ * The table's metadata and fields as the warehouse has them; null when it does not exist. Under
+ * the write lock it also `repairs` the metadata where it drifted (a crash between the warehouse's
+ * commit and the metadata's); without it, it only leaves the drift out.
+ */
+async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string, repair = true): Promise<Described | null> {
   const table = tableRow(ctx.meta, appKey, name)
   if (!table) return null
   const columns = await warehouseColumns(conn, name)
   if (!columns) {
     // its drop committed but the metadata delete did not
-    deleteTable(ctx.meta, appKey, name)
+    if (repair) deleteTable(ctx.meta, appKey, name)
     return null
   }
   const types = new Map(columns.map((c) => [c.id, c.dataType]))
@@ -87,7 +102,7 @@ async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: stri
   const known = new Set(recorded.map((f) => f.id))
   const stale = recorded.filter((f) => !types.has(f.id)).map((f) => f.id)
   const unrecorded = columns.filter((c) => !known.has(c.id))
-  if (stale.length + unrecorded.length > 0) {
+  if (repair && stale.length + unrecorded.length > 0) {
     ctx.meta.transaction(() => {
       removeFields(ctx.meta, appKey, name, stale)
       addFields(ctx.meta, appKey, name, unrecorded)
@@ -98,8 +113,8 @@ async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: stri
   return { table, fields }
 }
 
-async function describeOrFail(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string): Promise<Described> {
-  const described = await describe(ctx, conn, appKey, name)
+async function describeOrFail(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string, repair = true): Promise<Described> {
+  const described = await describe(ctx, conn, appKey, name, repair)
   if (!described) throw noSuchTable(name)
   return described
 }
@@ -113,12 +128,13 @@ function checkText(value: string | undefined, param: string): void {
   if (value !== undefined && [...value].length > DIMENSION_LIMITS.text) throw badParam(param, `${param}: at most ${DIMENSION_LIMITS.text} characters`)
 }
 
+/** The project's tables; it does not wait for a writer (see read). */
 export function listDimensionTables(ctx: DomainContext, scope: ProjectScope): Promise<DimensionTableSummary[]> {
-  return serialize(ctx, scope.appKey, () =>
+  return read(ctx, scope.appKey, (repair) =>
     ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
       const out: DimensionTableSummary[] = []
       for (const t of tableRows(ctx.meta, scope.appKey)) {
-        const described = await describe(ctx, conn, scope.appKey, t.name)
+        const described = await describe(ctx, conn, scope.appKey, t.name, repair)
         if (!described) continue
         out.push({
           table: t.name,
@@ -136,10 +152,10 @@ export function listDimensionTables(ctx: DomainContext, scope: ProjectScope): Pr
   )
 }
 
-/** The field records of one table, in column order. */
+/** The field records of one table, in column order; it does not wait for a writer (see read). */
 export function dimensionFields(ctx: DomainContext, scope: ProjectScope, table: string): Promise<DimensionField[]> {
-  return serialize(ctx, scope.appKey, () =>
-    ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => (await describeOrFail(ctx, conn, scope.appKey, table.toLowerCase())).fields),
+  return read(ctx, scope.appKey, (repair) =>
+    ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => (await describeOrFail(ctx, conn, scope.appKey, table.toLowerCase(), repair)).fields),
   )
 }
 
