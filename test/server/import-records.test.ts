@@ -104,6 +104,31 @@ describe('SDK records (JSON lines)', () => {
     ])
   })
 
+  it('types each new property by its first 1,000 values, however far into the file they are', async () => {
+    const project = await newProject(s, 'infer', 'UTC')
+    const lines = Array.from({ length: 25_000 }, (_, i) =>
+      rec(`u${i % 50}`, 'tick', 1000 + i, {
+        n: i,
+        // past the first 20,000 lines only
+        ...(i >= 21_000 ? { late: i % 2 === 0 } : {}),
+        // 4 values among the first 20,000 lines, a fifth after them
+        ...(i % 5000 === 0 ? { sparse: `s${i}` } : {}),
+        // 1,000 numbers, then text: the numbers decide, the text is rejected
+        ...(i < 1000 ? { count: i } : i < 1010 ? { count: 'many' } : {}),
+      }),
+    )
+    const job = await importAndWait(s, project, { path: fixture('infer.jsonl', lines.join('\n')), onError: 'skip' })
+    expect(job).toMatchObject({ state: 'succeeded', rowsRead: 25_000, rowsRejected: 10 })
+    expect(job.rejected[0]).toMatchObject({ row: 1001, property: 'count' })
+    const types = await warehouseRows(s, 'infer', `SELECT column_name AS c, data_type AS t FROM information_schema.columns WHERE table_name = 'event_vd' AND column_name IN ('n', 'late', 'sparse', 'count') ORDER BY c`)
+    expect(types).toEqual([
+      { c: 'count', t: 'DOUBLE' },
+      { c: 'late', t: 'BOOLEAN' },
+      { c: 'n', t: 'DOUBLE' },
+      { c: 'sparse', t: 'VARCHAR' },
+    ])
+  })
+
   it('folds upper-case property ids to lower case', async () => {
     await importAndWait(s, app, { path: fixture('case.jsonl', rec('c1', 'tap', 1000, { Button_Name: 'ok' })) })
     expect(await warehouseRows(s, 'sdk', "SELECT button_name FROM event_vd WHERE xwho = 'c1'")).toEqual([{ button_name: 'ok' }])

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { PROFILE_EVENTS } from '../schema/presets'
 import type { DataType } from '../schema/types'
-import { inferJson, sampleValues } from './infer'
+import { INFERENCE_SAMPLE, inferJson } from './infer'
 import {
   eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, unsetCol, userCol,
   type Check, type PropertyPlan,
@@ -36,8 +36,11 @@ const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <>
 const XWHAT = jsonKind.stringValue("CAST(try(line->'$.xwhat') AS VARCHAR)")
 /** What a record's keys are judged by: its class ('' for an event, else the operation). */
 const classOf = (xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN list_contains(${PROFILE_LIST}, ${xwhat}) THEN ${xwhat} ELSE '' END`
-/** The staged records with their class. */
-const RECORDS = `(SELECT line, ${classOf('xwhat')} AS cls FROM (SELECT line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}))`
+/** The staged records with their place (`_r`, from 0) and class; `head` keeps the first so many lines. */
+const records = (head?: number) =>
+  `(SELECT _r, line, ${classOf('xwhat')} AS cls FROM (SELECT rowid AS _r, line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}${head === undefined ? '' : ` AND rowid < ${head}`}))`
+/** Lines whose values a first inference pass reads: the values of most properties are all there. */
+const INFERENCE_HEAD = 20_000
 /**
  * The class of a record for listing keys. A line holding neither "$profile_" nor an escape cannot
  * be a profile operation: it counts as an event without a parse. It may also be a record without
@@ -88,14 +91,43 @@ function group(keys: string[]): Map<string, string[]> {
   return byId
 }
 
-/** Types of ids the plan does not know, from their first values in records of the class. */
+/**
+ * The first INFERENCE_SAMPLE present values of each id (its raw keys in order, the first one
+ * present), in record order, as JSON texts; reads each record once for all the ids.
+ */
+async function firstValues(conn: DuckDBConnection, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
+  const keys = [...new Set(ids.flatMap(([, k]) => k))]
+  const at = new Map(keys.map((k, i) => [k, i + 1]))
+  const value = (k: string) => `x[${at.get(k)}]`
+  const perId = ids.map(([, k]) => (k.length === 1 ? value(k[0]) : `COALESCE(${k.map(value).join(', ')})`))
+  const paths = keys.map((k) => literal(`$.xcontext."${k}"`)).join(', ')
+  const reader = await conn.runAndReadAll(`
+    SELECT g, CAST(v AS VARCHAR) AS v FROM (
+      SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY _r) AS n FROM (
+        SELECT _r, unnest(generate_series(0, ${ids.length - 1})) AS g, unnest([${perId.join(', ')}]) AS v
+        FROM (SELECT _r, try(json_extract(line, [${paths}])) AS x FROM ${records(head)} WHERE ${where})
+        WHERE x IS NOT NULL
+      ) WHERE v IS NOT NULL AND json_type(v) <> 'NULL'
+    ) WHERE n <= ${INFERENCE_SAMPLE} ORDER BY g, n`)
+  const out = new Map<string, string[]>(ids.map(([id]) => [id, []]))
+  for (const [g, v] of reader.getRows()) out.get(ids[Number(g)][0])!.push(String(v))
+  return out
+}
+
+/**
+ * Types of ids the plan does not know, from their first values in records of the class: one pass
+ * over the first lines, and one over the whole file for the ids with too few values there (one
+ * query per id cost a scan each, minutes for a file with hundreds of rare keys).
+ */
 async function inferNew(conn: DuckDBConnection, byId: Map<string, string[]>, known: Map<string, DataType>, where: string): Promise<Map<string, DataType>> {
+  const fresh = [...byId].filter(([id]) => !known.has(id))
+  if (fresh.length === 0) return new Map()
+  const values = await firstValues(conn, fresh, where, INFERENCE_HEAD)
+  const lines = Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0])
+  const short = fresh.filter(([id]) => values.get(id)!.length < INFERENCE_SAMPLE)
+  if (lines > INFERENCE_HEAD && short.length > 0) for (const [id, texts] of await firstValues(conn, short, where)) values.set(id, texts)
   const out = new Map<string, DataType>()
-  for (const [id, keys] of byId) {
-    if (known.has(id)) continue
-    const values = keys.map((k) => `try(line->${literal(`$.xcontext."${k}"`)})`)
-    const value = values.length === 1 ? values[0] : `COALESCE(${values.join(', ')})`
-    const texts = await sampleValues(conn, RECORDS, value, `${where} AND json_type(${value}) IS NOT NULL AND json_type(${value}) <> 'NULL'`)
+  for (const [id, texts] of values) {
     const type = inferJson(texts)
     if (type) out.set(id, type)
   }
