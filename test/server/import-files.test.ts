@@ -187,6 +187,18 @@ describe('broken files and cancellation', () => {
     expect(await footprint(s, 'files')).toEqual(before)
   })
 
+  it('refuses to preview a file whose first lines hold one longer than any record, as the import would', async () => {
+    const long = `{"xwho":"u2","xwhat":"view","xwhen":1704164645000,"xcontext":{"note":"${'x'.repeat(9 * 1024 * 1024)}"}}`
+    const file = fixture('long.jsonl', ['{"xwho":"u1","xwhat":"view","xwhen":1704164645000}', long, '{"xwho":"u3","xwhat":"view","xwhen":1704164645000}'].join('\n'))
+    const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file } })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ code: 400, data: ['file'], msg: 'line 2 is longer than 8 MB, more than any record can be: this is not a JSON lines, CSV or TSV file the import can read' })
+    const csv = fixture('long.csv', `u,e,t\nu1,view,1704164645\nu2,${'x'.repeat(9 * 1024 * 1024)},1704164645\n`)
+    const tabular = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: csv } })
+    expect(tabular.status).toBe(400)
+    expect(tabular.body.msg).toMatch(/^line 3 is longer than 8 MB/)
+  })
+
   it('cancels a queued job before it starts and a running one mid-way, leaving nothing behind', async () => {
     const rows = Array.from({ length: 1_500_000 }, (_, i) => `c${i % 5000},load${i % 7},${1704067200 + i},${i},v${i % 13}`)
     const file = fixture('big.csv', `u,e,t,n,s\n${rows.join('\n')}\n`)

@@ -9,11 +9,13 @@ import { badParam } from '../errors'
  * - a gzip file must decompress completely (DuckDB's reader accepts a truncated one silently);
  * - no line may be longer than `maxLine` (DuckDB's reader drops such a line silently).
  * Such files are broken as a whole, so the import fails whatever `onError` says. No record is
- * parsed here: it only counts bytes between newlines.
+ * parsed here: it only counts bytes between newlines. A preview scans only the lines it shows
+ * (`untilLine`), so that it refuses what the import would.
  */
-export async function scanLines(file: string, gzip: boolean, maxLine: number): Promise<{ lines: number }> {
+export async function scanLines(file: string, gzip: boolean, maxLine: number, untilLine = Number.POSITIVE_INFINITY): Promise<{ lines: number }> {
   let line = 1
   let current = 0
+  const enough = new Error('enough lines')
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       let start = 0
@@ -29,6 +31,10 @@ export async function scanLines(file: string, gzip: boolean, maxLine: number): P
         line++
         current = 0
         start = nl + 1
+        if (line > untilLine) {
+          done(enough)
+          return
+        }
       }
       done()
     },
@@ -38,6 +44,7 @@ export async function scanLines(file: string, gzip: boolean, maxLine: number): P
     if (gzip) await pipeline(source, createGunzip(), sink)
     else await pipeline(source, sink)
   } catch (err) {
+    if (err === enough) return { lines: untilLine }
     if (err instanceof Error && 'status' in err) throw err
     throw badParam('file', `the gzip file is damaged or truncated (${(err as Error).message})`)
   }

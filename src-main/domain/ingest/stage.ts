@@ -65,43 +65,54 @@ function compression(file: string): string {
   return isGzip(file) ? 'gzip' : 'none'
 }
 
+/**
+ * The SQL that keeps a preview's first records, and the lines the pre-scan reads for them: twice
+ * as many (a header, blank lines, a quoted cell over several lines), so that no line the preview
+ * shows is one DuckDB's reader would drop; a long line a little further fails the import anyway.
+ */
+function previewHead(limit?: number): { sql: string; lines: number } {
+  return limit === undefined ? { sql: '', lines: Number.POSITIVE_INFINITY } : { sql: `LIMIT ${Math.floor(limit)}`, lines: 2 * Math.floor(limit) + 1 }
+}
+
 /** JSON: one record per line, or one array of records (detected from the first character). */
-async function stageJson(conn: DuckDBConnection, file: string, limit: string): Promise<void> {
+async function stageJson(conn: DuckDBConnection, file: string, limit?: number): Promise<void> {
+  const { sql, lines } = previewHead(limit)
   const gz = compression(file)
   if (await firstCharacter(file, gz === 'gzip') === '[') {
     // one array, possibly on one long line: only the compression is checked beforehand
-    if (!limit && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
+    if (limit === undefined && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
     await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
       SELECT CAST(json AS VARCHAR) AS line
-      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz)}) ${limit}`)
+      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz)}) ${sql}`)
     return
   }
-  if (!limit) await scanLines(file, gz === 'gzip', MAX_LINE_BYTES)
+  await scanLines(file, gz === 'gzip', MAX_LINE_BYTES, lines)
   // line by line, so that a line that is not JSON is rejected with its number instead of failing the file
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
     SELECT line
     FROM read_csv(${literal(file)}, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '', escape = '',
                   auto_detect = false, compression = ${literal(gz)}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}, strict_mode = true)
-    ${limit}`)
+    ${sql}`)
 }
 
-async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit: string): Promise<void> {
-  if (!limit) await scanLines(file, isGzip(file), MAX_LINE_BYTES)
+async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit?: number): Promise<void> {
+  const { sql, lines } = previewHead(limit)
+  await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
     SELECT *
     FROM read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)},
-                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}) ${limit}`)
+                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}) ${sql}`)
 }
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
-async function stageParquet(conn: DuckDBConnection, file: string, limit: string): Promise<void> {
+async function stageParquet(conn: DuckDBConnection, file: string, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRows().map((r) => ({ name: String(r[0]), type: String(r[1]) }))
   const cells = columns.map(({ name, type }) =>
     /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
   )
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
-    SELECT ${cells.join(', ')} FROM ${source} ${limit}`)
+    SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`)
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
@@ -177,19 +188,18 @@ export async function stageFile(conn: DuckDBConnection, stagingDir: string, file
 }
 
 async function stageRead(conn: DuckDBConnection, file: string, format: Format, limit?: number): Promise<'stage_records' | 'stage_rows'> {
-  const sql = limit === undefined ? '' : `LIMIT ${Math.floor(limit)}`
   switch (format) {
     case 'json':
-      await stageJson(conn, file, sql)
+      await stageJson(conn, file, limit)
       return 'stage_records'
     case 'csv':
-      await stageDelimited(conn, file, ',', sql)
+      await stageDelimited(conn, file, ',', limit)
       return 'stage_rows'
     case 'tsv':
-      await stageDelimited(conn, file, '\t', sql)
+      await stageDelimited(conn, file, '\t', limit)
       return 'stage_rows'
     case 'parquet':
-      await stageParquet(conn, file, sql)
+      await stageParquet(conn, file, limit)
       return 'stage_rows'
     default:
       throw badParam('format', `unknown format ${String(format)}`)
