@@ -8,7 +8,7 @@ let p: { appKey: string; token: string }
 /** Local Shanghai time (UTC+8) as epoch ms. */
 const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
-const signup = (who: string, local: string, channel: string) => rec(who, 'signup', local, { channel })
+const signup = (who: string, local: string, channel: string, tags?: string[]) => rec(who, 'signup', local, tags ? { channel, tags } : { channel })
 const visit = (who: string, local: string, page: string, stay: number) => rec(who, 'visit', local, { page, stay })
 
 /*
@@ -19,27 +19,28 @@ const visit = (who: string, local: string, page: string, stay: number) => rec(wh
  *   d  signups 01-01 (seo) and 01-02 (ads); one visit 01-03: +2 from the first, +1 from the second
  *   e  signup 2023-12-31, before the range; visit 01-01
  *   f  signup 01-03, never back; g visits without signing up
+ *   signup tags: a [promo, new], c [promo], d's second [new], f [new]; b and d's first none
  *   h, i: weekly data; j, k: monthly data; l: the last days of data (the latest is 03-01)
  */
 beforeAll(async () => {
   s = await startTestServer()
   p = await newProject(s, 'ret', 'Asia/Shanghai')
   const lines = [
-    signup('a', '2024-01-01 10:00', 'ads'),
+    signup('a', '2024-01-01 10:00', 'ads', ['promo', 'new']),
     visit('a', '2024-01-01 09:00', 'home', 10),
     visit('a', '2024-01-02 12:00', 'list', 20),
     visit('a', '2024-01-02 18:00', 'home', 4),
     signup('b', '2024-01-01 23:30', 'seo'),
     visit('b', '2024-01-02 00:30', 'home', 5),
-    signup('c', '2024-01-02 08:00', 'ads'),
+    signup('c', '2024-01-02 08:00', 'ads', ['promo']),
     rec('c', 'pay', '2024-01-02 09:00', { amount: 100 }),
     visit('c', '2024-01-04 08:00', 'list', 40),
     signup('d', '2024-01-01 12:00', 'seo'),
-    signup('d', '2024-01-02 12:00', 'ads'),
+    signup('d', '2024-01-02 12:00', 'ads', ['new']),
     visit('d', '2024-01-03 12:00', 'home', 30),
     signup('e', '2023-12-31 12:00', 'ads'),
     visit('e', '2024-01-01 12:00', 'home', 1),
-    signup('f', '2024-01-03 09:00', 'ads'),
+    signup('f', '2024-01-03 09:00', 'ads', ['new']),
     visit('g', '2024-01-02 10:00', 'list', 2),
     signup('h', '2024-01-05 10:00', 'ads'),
     visit('h', '2024-01-02 10:00', 'list', 3),
@@ -215,6 +216,17 @@ describe('retention broken down', () => {
       // d started with ads on 01-02 (back at +1) and with seo on 01-01 (back at +2)
       row('ads', 4, [1, 2, 1]),
       row('seo', 2, [0, 1, 1]),
+    ])
+  })
+
+  it('by each element of a list property of the initial event, a start without one being unknown', async () => {
+    const res = await analyze({ ...base, byField: { expression: 'event.signup.tags' }, byFieldIndex: 1 })
+    expect(res.body.rows).toEqual([
+      row('$ALL', 5, [1, 3, 2]),
+      // d is back at +1 from its "new" signup on 01-02 and at +2 from its untagged one on 01-01
+      row('new', 3, [1, 2, 0]),
+      row('promo', 2, [1, 1, 1]),
+      row('unknown', 2, [0, 1, 1]),
     ])
   })
 

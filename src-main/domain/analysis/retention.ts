@@ -3,6 +3,7 @@ import { dayOfDs, periodAfter } from './calendar'
 import { validateRetention, type RetentionRequest } from './retentionRequest'
 import { retentionSql, STATS_SQL, windowOf, type Cell, type RetentionWindow } from './retentionSql'
 import type { AnalysisModule } from './runner'
+import { factsSql, readFacts } from './userCounts'
 
 /**
  * Retention (spec 4.10). For each period of the range, the users who did the initial event in it
@@ -97,8 +98,9 @@ export const retentionAnalysis: AnalysisModule<RetentionRequest, RetentionRespon
     const w = windowOf(req)
     const [stats] = await env.query(STATS_SQL)
     const lastDay = stats.last_ds === null ? null : dayOfDs(Number(stats.last_ds))
+    const labels = req.breakdown ? readFacts((await env.query(factsSql([req.breakdown.by])))[0], [req.breakdown.by]).labels[0] : null
     const p = env.params()
-    const sql = retentionSql(env, req, w, Number(stats.max_id ?? 0), p)
+    const sql = retentionSql(env, req, w, Number(stats.max_id ?? 0), labels, p)
     const cells = cellsOf(await env.query(sql, p))
     return {
       byField: req.breakdown?.by.property.expression ?? null,

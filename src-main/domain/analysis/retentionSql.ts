@@ -10,11 +10,13 @@ import type { SqlParams } from './sqlParams'
 /**
  * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only
  * inside fromDate..toDate) and/or a return event (`r`, any day of the periods followed), with its
- * period index. Then, without a breakdown or measure, each period's users become bitmaps over
- * `distinct_id` (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs
- * of events are formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown or a
- * measure needs per-user detail: (user, period) sets of initial and return events are joined on the
- * user within `duration` periods. Neither joins the event table with itself.
+ * period index. Then, without a measure, each period's users become bitmaps over `distinct_id`
+ * (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs of events are
+ * formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown splits the bitmaps of
+ * its side by label, while the labels are few enough for the bitmap budget (their count read from
+ * DuckDB's statistics, userCounts.ts). A measure, or a breakdown with many or unbounded labels
+ * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
+ * the user within `duration` periods. None joins the event table with itself.
  *
  * Every statement answers rows `{s, d, k, n, m}`: s the initial period (null: all periods, users
  * de-duplicated), d the breakdown label (null: all values), k the offset (null: totalPeople), n the
@@ -67,6 +69,7 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
 
 /** Bitmap memory one query may hold. */
 const BITMAP_BUDGET = 256 * 2 ** 20
+const FULL_CHUNK = 4096
 
 /**
  * Ids per bitmap chunk. A chunk of 4096 ids keeps the cell join small (dozens of chunks per period
@@ -74,8 +77,8 @@ const BITMAP_BUDGET = 256 * 2 ** 20
  * are used, whose count is bounded by the rows read.
  */
 export function chunkBits(periodCount: number, maxUserId: number): number {
-  const chunks = Math.ceil((maxUserId + 1) / 4096)
-  return periodCount * chunks * 1024 <= BITMAP_BUDGET ? 4096 : 64
+  const chunks = Math.ceil((maxUserId + 1) / FULL_CHUNK)
+  return periodCount * chunks * 1024 <= BITMAP_BUDGET ? FULL_CHUNK : 64
 }
 
 function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
@@ -108,6 +111,30 @@ function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, returns: { 
 
 /** The offsets a user returned at, as bits of words of 63 offsets: counting them needs no distinct (user, offset) set. */
 const WORD = 63
+
+/**
+ * Breakdown rows by bitmaps, counting what byValueSql counts: the bitmaps of the breakdown's side
+ * (initial events, or return events) per label; a user counts in d at k when a bit of d's cells
+ * at k is set, and in the total at k when any label's is.
+ */
+function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
+  const byReturn = req.breakdown!.side === 'return'
+  const chunk = p.add(bits)
+  const agg = `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`
+  /** Users per group: the OR of a group's bitmaps in each chunk, counted and summed over the chunks. */
+  const users = (bitmap: string, from: string, by: string[]) =>
+    `SELECT ${by.map((b) => `${b}, `).join('')}sum(c) AS c FROM (SELECT ${[...by, 'w'].join(', ')}, bit_count(bit_or(${bitmap})) AS c FROM ${from} GROUP BY ${[...by, 'w'].join(', ')})${by.length ? ` GROUP BY ${by.join(', ')}` : ''}`
+  return `WITH scan AS MATERIALIZED (${scan}),
+    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}uid // ${chunk} AS w, ${agg} AS fb FROM scan WHERE f GROUP BY ALL),
+    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}uid // ${chunk} AS w, ${agg} AS rb FROM scan WHERE r GROUP BY ALL),
+    cells AS MATERIALIZED (
+      SELECT b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, a.fb & b.rb AS kept
+      FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})
+    SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, c AS n, CAST(NULL AS DOUBLE) AS m FROM (${users('fb', 'fm', [])})
+    ${byReturn ? '' : `UNION ALL SELECT NULL, d, NULL, c, NULL FROM (${users('fb', 'fm', ['d'])})`}
+    UNION ALL SELECT NULL, d, k, c, NULL FROM (${users('kept', 'cells', ['d', 'k'])})
+    UNION ALL SELECT NULL, NULL, k, c, NULL FROM (${users('kept', 'cells', ['k'])})`
+}
 
 /**
  * Breakdown rows: a user counts in value d at k when they returned at +k from any period where
@@ -151,10 +178,17 @@ function measureSql(scan: string, req: RetentionRequest, p: SqlParams): string {
     UNION ALL SELECT s, NULL, k, count(DISTINCT uid), ${total} FROM pairs GROUP BY GROUPING SETS ((s, k), (k))`
 }
 
-/** The statement for a request: bitmaps for plain retention, user-period pairs for a breakdown or a measure. */
-export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, maxUserId: number, p: SqlParams): string {
+/**
+ * The statement for a request: bitmaps for plain retention and for a breakdown with few labels
+ * (`labels`: their bound, null when unknown), user-period pairs for a measure or other breakdowns.
+ */
+export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, maxUserId: number, labels: number | null, p: SqlParams): string {
   const scan = scanSql(env, req, w, p)
-  if (req.breakdown) return byValueSql(scan, req, p)
+  const periods = w.periods.length + req.duration
+  if (req.breakdown) {
+    const bitmaps = labels !== null && chunkBits(periods * labels, maxUserId) === FULL_CHUNK
+    return bitmaps ? byValueBitmapSql(scan, req, FULL_CHUNK, p) : byValueSql(scan, req, p)
+  }
   if (req.measure) return measureSql(scan, req, p)
-  return bitmapSql(scan, req, chunkBits(w.periods.length + req.duration, maxUserId), p)
+  return bitmapSql(scan, req, chunkBits(periods, maxUserId), p)
 }
