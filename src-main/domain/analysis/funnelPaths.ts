@@ -12,9 +12,9 @@ import { chunksOf, doubleColumn, intColumn } from './columnar'
  *    step first (so a step at the same time as the previous one counts), then by the set of steps
  *    it matches and its label: events still tied are alike in every way the result sees.
  * 3. Paths: from each entry (a first-step event inside the range), step k+1 is the next event
- *    after step k's (never itself) that matches step k+1: the earliest, hence deepest, path. The
- *    next match of each step after each event comes from one backward pass. Steps later than the
- *    entry + window end the path.
+ *    after step k's (never itself) that matches step k+1: the earliest, hence deepest, path, found
+ *    by one pointer per step that only moves forward (followUser). Steps later than the entry +
+ *    window end the path.
  * 4. Per user and entry day, and per user over the range (column 0): the deepest path, the first
  *    entry among equals, counted at its depth under the total and under its label(s), with its
  *    step-to-step times kept for the medians (the middle two averaged).
@@ -26,9 +26,7 @@ import { chunksOf, doubleColumn, intColumn } from './columnar'
 export interface FunnelPathsOptions {
   steps: number
   windowMicros: number
-  /** Columns: 0 is $ALL, then one per day of the range. */
-  columns: number
-  /** The column of each entry day, at [its ds - fromDate's ds + 1] (0: not a day of the range). */
+  /** The column of each entry day (column 0 is $ALL), at [its ds - fromDate's ds + 1] (0: not a day of the range). */
   columnOfDay: Int32Array
   /** With a breakdown: the step whose row labels the path (a path that stops before it is unknown). */
   labelStep: number | null
@@ -73,7 +71,7 @@ function grown<A extends Int32Array | Float64Array>(array: A, n: number, make: (
 }
 
 /** The median of values[from, to) (the middle two averaged), by selection, reordering them. */
-export function medianOf(values: Float64Array, from: number, to: number): number | null {
+function medianOf(values: Float64Array, from: number, to: number): number | null {
   const n = to - from
   if (n <= 0) return null
   const k = from + (n >>> 1)
@@ -129,17 +127,27 @@ function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Fl
   }
 }
 
-/** The step times of one label's paths, a list per column and step (column * steps + k). */
-class StepTimes {
+/**
+ * The tally of one group (the total, or one label): users by column and depth, and the step
+ * times of their paths by column and step. Stored sparsely, by column: a breakdown with thousands
+ * of labels fills few columns of most.
+ */
+class GroupTally {
+  /** Per column: users by depth (at depth - 1). */
+  private readonly counts: (Float64Array | undefined)[] = []
+  /** Per column * steps + k: the times from step k-1 to step k, the first `sizes[key]` of the list. */
   private readonly lists: (Float64Array | undefined)[] = []
-  private readonly sizes: Int32Array
+  private readonly sizes: number[] = []
 
-  constructor(keys: number) {
-    this.sizes = new Int32Array(keys)
+  constructor(private readonly steps: number) {}
+
+  count(column: number, depth: number): void {
+    ;(this.counts[column] ??= new Float64Array(this.steps))[depth - 1]++
   }
 
-  add(key: number, seconds: number): void {
-    const size = this.sizes[key]
+  addTime(column: number, k: number, seconds: number): void {
+    const key = column * this.steps + k
+    const size = this.sizes[key] ?? 0
     let list = this.lists[key]
     if (list === undefined || size === list.length) {
       list = grown(list ?? new Float64Array(0), size + 1, (n) => new Float64Array(Math.max(n, 16)), size)
@@ -149,17 +157,27 @@ class StepTimes {
     this.sizes[key] = size + 1
   }
 
-  median(key: number): number | null {
-    const list = this.lists[key]
-    return list ? medianOf(list, 0, this.sizes[key]) : null
+  /** The columns with anyone entered: the users who reached each step, and the median time of each step. */
+  *columns(): Generator<{ column: number; counts: number[]; medians: (number | null)[] }> {
+    for (const [column, byDepth] of this.counts.entries()) {
+      if (!byDepth) continue
+      let reached = 0
+      const counts: number[] = []
+      for (let k = this.steps - 1; k >= 0; k--) counts[k] = reached += byDepth[k]
+      const medians = counts.slice(1).map((_, k) => {
+        const key = column * this.steps + k + 1
+        const list = this.lists[key]
+        return list ? medianOf(list, 0, this.sizes[key]) : null
+      })
+      yield { column, counts, medians }
+    }
   }
 }
 
 export class FunnelPaths {
   private readonly s: number
-  /** Per group (0 the total, then one per label): users by column and depth, at [column * steps + depth - 1]. */
-  private readonly counts: Float64Array[] = []
-  private readonly times: StepTimes[] = []
+  /** Per group: 0 the total, then one per label. */
+  private readonly groups: GroupTally[] = []
   private readonly groupOf = new Map<string, number>()
   private readonly labels: (string | null)[] = [null]
   /** The current part's label dictionary: its li -> the groups of that label's elements. */
@@ -213,24 +231,12 @@ export class FunnelPaths {
 
   /** The rows of the tally: per group and column with anyone entered. */
   rows(): FunnelTallyRow[] {
-    const out: FunnelTallyRow[] = []
-    const s = this.s
-    this.counts.forEach((counts, g) => {
-      for (let col = 0; col < this.o.columns; col++) {
-        const at = col * s
-        let reached = 0
-        const byDepth: number[] = []
-        for (let k = s - 1; k >= 0; k--) byDepth[k] = reached += counts[at + k]
-        if (reached > 0) out.push({ column: col, label: this.labels[g], counts: byDepth, medians: byDepth.slice(1).map((_, k) => this.times[g].median(at + k + 1)) })
-      }
-    })
-    return out
+    return this.groups.flatMap((tally, g) => [...tally.columns()].map((c) => ({ ...c, label: this.labels[g] })))
   }
 
   private newGroup(): number {
-    this.counts.push(new Float64Array(this.o.columns * this.s))
-    this.times.push(new StepTimes(this.o.columns * this.s))
-    return this.counts.length - 1
+    this.groups.push(new GroupTally(this.s))
+    return this.groups.length - 1
   }
 
   private groupFor(label: string): number {
@@ -316,10 +322,10 @@ export class FunnelPaths {
   }
 
   private tally(g: number, column: number, path: Int32Array, depth: number): void {
-    const at = column * this.s
     const e = this.events
-    this.counts[g][at + depth - 1]++
-    for (let k = 1; k < depth; k++) this.times[g].add(at + k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
+    const tally = this.groups[g]
+    tally.count(column, depth)
+    for (let k = 1; k < depth; k++) tally.addTime(column, k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
   }
 
   /** Whether event x comes after event y (both of the current part). */

@@ -61,7 +61,6 @@ export interface FunnelResponse {
   samplingFactor: number
 }
 
-
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
 function eventsOf(ref: EventRef): string[] | null {
   if (ref.kind === 'any') return null
@@ -146,7 +145,6 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
   const paths = new FunnelPaths({
     steps: req.steps.length,
     windowMicros: req.windowSeconds * 1_000_000,
-    columns: days.length + 1,
     columnOfDay,
     labelStep: req.byField ? labelStep(req) : null,
   })
