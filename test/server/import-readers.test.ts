@@ -116,4 +116,24 @@ describe('CSV cells', () => {
       { xwho: 'c2', ms: 1704067200000, flag: false },
     ])
   })
+
+  it('types a new column by its values in the first 10,000 rows, or in the whole file when it is empty there', async () => {
+    const project = await newProject(s, 'csvtypes', 'UTC')
+    const rows = Array.from({ length: 12_000 }, (_, i) => {
+      const late = i >= 11_000 ? String(i % 2 === 0) : ''
+      // numbers in the head; text after it does not change the type and is rejected
+      const count = i < 10_000 ? String(i) : i === 10_500 ? 'many' : ''
+      return `u${i % 40},tick,${1704067200000 + i},${late},${count},`
+    })
+    const csv = ['u,e,t,late,count,never', ...rows].join('\n')
+    const job = await importAndWait(s, project, { path: fixture('types.csv', csv), mapping: { xwho: 'u', xwhat: 'e', xwhen: 't' }, onError: 'skip' })
+    expect(job).toMatchObject({ state: 'succeeded', rowsRejected: 1 })
+    expect(problems(job)).toEqual(['10501 count many is not a number'])
+    const types = await warehouseRows(s, 'csvtypes', `SELECT column_name AS c, data_type AS t FROM information_schema.columns WHERE table_name = 'event_vd' AND column_name IN ('late', 'count', 'never') ORDER BY c`)
+    // a column with no value at all reports nothing
+    expect(types).toEqual([
+      { c: 'count', t: 'DOUBLE' },
+      { c: 'late', t: 'BOOLEAN' },
+    ])
+  })
 })

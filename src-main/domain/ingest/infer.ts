@@ -64,8 +64,21 @@ export function inferJson(texts: string[]): DataType | null {
   return types[0]
 }
 
-/** The first sampled present values of a SQL expression over a relation, in record order. */
-export async function sampleValues(conn: DuckDBConnection, relation: string, expr: string, where: string): Promise<string[]> {
-  const reader = await conn.runAndReadAll(`SELECT CAST(${expr} AS VARCHAR) AS v FROM ${relation} WHERE ${where} LIMIT ${INFERENCE_SAMPLE}`)
-  return reader.getRows().map((r) => String(r[0]))
+/**
+ * The first INFERENCE_SAMPLE present values of each of `values` (SQL expressions over `relation`,
+ * whose `__uba_r` gives the record order (a name no file column has: staged cells keep their headers)), as text: one pass over the relation for all of them (a query
+ * per property cost a scan each, minutes for a file with hundreds of rarely filled properties).
+ * `present` is the condition on one value, named `v`.
+ */
+export async function firstValues(conn: DuckDBConnection, relation: string, values: string[], present: string): Promise<string[][]> {
+  const out: string[][] = values.map(() => [])
+  if (values.length === 0) return out
+  const reader = await conn.runAndReadAll(`
+    SELECT g, CAST(v AS VARCHAR) AS v FROM (
+      SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY __uba_r) AS n FROM (
+        SELECT __uba_r, unnest(generate_series(0, ${values.length - 1})) AS g, unnest([${values.join(', ')}]) AS v FROM ${relation}
+      ) WHERE ${present}
+    ) WHERE n <= ${INFERENCE_SAMPLE} ORDER BY g, n`)
+  for (const [g, v] of reader.getRows()) out[Number(g)].push(String(v))
+  return out
 }

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { PROFILE_EVENTS } from '../schema/presets'
 import type { DataType } from '../schema/types'
-import { INFERENCE_SAMPLE, inferJson } from './infer'
+import { firstValues, INFERENCE_SAMPLE, inferJson } from './infer'
 import {
   eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, unsetCol, userCol,
   type Check, type PropertyPlan,
@@ -36,9 +36,9 @@ const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <>
 const XWHAT = jsonKind.stringValue("CAST(try(line->'$.xwhat') AS VARCHAR)")
 /** What a record's keys are judged by: its class ('' for an event, else the operation). */
 const classOf = (xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN list_contains(${PROFILE_LIST}, ${xwhat}) THEN ${xwhat} ELSE '' END`
-/** The staged records with their place (`_r`, from 0) and class; `head` keeps the first so many lines. */
+/** The staged records with their place (`__uba_r`, from 0) and class; `head` keeps the first so many lines. */
 const records = (head?: number) =>
-  `(SELECT _r, line, ${classOf('xwhat')} AS cls FROM (SELECT rowid AS _r, line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}${head === undefined ? '' : ` AND rowid < ${head}`}))`
+  `(SELECT __uba_r, line, ${classOf('xwhat')} AS cls FROM (SELECT rowid AS __uba_r, line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}${head === undefined ? '' : ` AND rowid < ${head}`}))`
 /** Lines whose values a first inference pass reads: the values of most properties are all there. */
 const INFERENCE_HEAD = 20_000
 /**
@@ -91,27 +91,16 @@ function group(keys: string[]): Map<string, string[]> {
   return byId
 }
 
-/**
- * The first INFERENCE_SAMPLE present values of each id (its raw keys in order, the first one
- * present), in record order, as JSON texts; reads each record once for all the ids.
- */
-async function firstValues(conn: DuckDBConnection, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
+/** The first present values of each id (its raw keys in order, the first one present), as JSON texts; each record parsed once. */
+async function valuesOf(conn: DuckDBConnection, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
   const keys = [...new Set(ids.flatMap(([, k]) => k))]
   const at = new Map(keys.map((k, i) => [k, i + 1]))
   const value = (k: string) => `x[${at.get(k)}]`
   const perId = ids.map(([, k]) => (k.length === 1 ? value(k[0]) : `COALESCE(${k.map(value).join(', ')})`))
   const paths = keys.map((k) => literal(`$.xcontext."${k}"`)).join(', ')
-  const reader = await conn.runAndReadAll(`
-    SELECT g, CAST(v AS VARCHAR) AS v FROM (
-      SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY _r) AS n FROM (
-        SELECT _r, unnest(generate_series(0, ${ids.length - 1})) AS g, unnest([${perId.join(', ')}]) AS v
-        FROM (SELECT _r, try(json_extract(line, [${paths}])) AS x FROM ${records(head)} WHERE ${where})
-        WHERE x IS NOT NULL
-      ) WHERE v IS NOT NULL AND json_type(v) <> 'NULL'
-    ) WHERE n <= ${INFERENCE_SAMPLE} ORDER BY g, n`)
-  const out = new Map<string, string[]>(ids.map(([id]) => [id, []]))
-  for (const [g, v] of reader.getRows()) out.get(ids[Number(g)][0])!.push(String(v))
-  return out
+  const relation = `(SELECT __uba_r, try(json_extract(line, [${paths}])) AS x FROM ${records(head)} WHERE ${where}) WHERE x IS NOT NULL`
+  const texts = await firstValues(conn, `(SELECT * FROM ${relation})`, perId, "v IS NOT NULL AND json_type(v) <> 'NULL'")
+  return new Map(ids.map(([id], i) => [id, texts[i]]))
 }
 
 /**
@@ -122,10 +111,10 @@ async function firstValues(conn: DuckDBConnection, ids: [string, string[]][], wh
 async function inferNew(conn: DuckDBConnection, byId: Map<string, string[]>, known: Map<string, DataType>, where: string): Promise<Map<string, DataType>> {
   const fresh = [...byId].filter(([id]) => !known.has(id))
   if (fresh.length === 0) return new Map()
-  const values = await firstValues(conn, fresh, where, INFERENCE_HEAD)
+  const values = await valuesOf(conn, fresh, where, INFERENCE_HEAD)
   const lines = Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0])
   const short = fresh.filter(([id]) => values.get(id)!.length < INFERENCE_SAMPLE)
-  if (lines > INFERENCE_HEAD && short.length > 0) for (const [id, texts] of await firstValues(conn, short, where)) values.set(id, texts)
+  if (lines > INFERENCE_HEAD && short.length > 0) for (const [id, texts] of await valuesOf(conn, short, where)) values.set(id, texts)
   const out = new Map<string, DataType>()
   for (const [id, texts] of values) {
     const type = inferJson(texts)

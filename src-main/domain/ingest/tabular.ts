@@ -3,7 +3,7 @@ import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal, unordered } from './sql'
-import { inferText, sampleValues } from './infer'
+import { firstValues, inferText } from './infer'
 import { dayOfDate, eventTime, fromText } from './typing'
 
 /**
@@ -100,17 +100,20 @@ export function planColumns(header: string[], mapping: Mapping, kind: Kind): Col
 /** Rows the first values are looked for in; a column empty there is looked for in the whole file. */
 const HEAD_ROWS = 10_000
 
-/** Types of new columns, from their first values (see infer.ts); null for a column with none. */
+/**
+ * Types of new columns, from their first values (see infer.ts): those among the first HEAD_ROWS
+ * rows, or in the whole file for a column empty there; null for a column with none. One pass over
+ * the head for every column, one over the file for the empty ones.
+ */
 async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Promise<Map<string, DataType | null>> {
-  const out = new Map<string, DataType | null>()
-  for (const c of columns) {
-    const raw = ident(c.column)
-    const present = `${raw} IS NOT NULL AND ${raw} <> ''`
-    let values = await sampleValues(conn, `(SELECT * FROM stage_rows LIMIT ${HEAD_ROWS})`, raw, present)
-    if (values.length === 0) values = await sampleValues(conn, 'stage_rows', raw, present)
-    out.set(c.id, inferText(values))
-  }
-  return out
+  const present = "v IS NOT NULL AND v <> ''"
+  const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
+  const head = await firstValues(conn, `(SELECT rowid AS __uba_r, * FROM stage_rows WHERE rowid < ${HEAD_ROWS})`, cells(columns), present)
+  const empty = columns.filter((_, i) => head[i].length === 0)
+  const whole = await firstValues(conn, '(SELECT rowid AS __uba_r, * FROM stage_rows)', cells(empty), present)
+  const values = new Map(columns.map((c, i) => [c.id, head[i]]))
+  empty.forEach((c, i) => values.set(c.id, whole[i]))
+  return new Map(columns.map((c) => [c.id, inferText(values.get(c.id)!)]))
 }
 
 /**
