@@ -65,10 +65,11 @@ export function inferJson(texts: string[]): DataType | null {
 }
 
 /**
- * The first INFERENCE_SAMPLE present values of each of `values` (SQL expressions over `relation`,
- * whose `__uba_r` gives the record order (a name no file column has: staged cells keep their headers)), as text: one pass over the relation for all of them (a query
- * per property cost a scan each, minutes for a file with hundreds of rarely filled properties).
- * `present` is the condition on one value, named `v`.
+ * The first INFERENCE_SAMPLE present values of each of `values`, SQL expressions over `relation`,
+ * as text; `present` is the condition on one value, named `v`. The relation's `__uba_r` gives the
+ * record order (a name no file column has: staged cells keep their file headers). One pass for all
+ * the properties: a query per property cost a scan each, minutes for a file with hundreds of
+ * rarely filled properties.
  */
 export async function firstValues(conn: DuckDBConnection, relation: string, values: string[], present: string): Promise<string[][]> {
   const out: string[][] = values.map(() => [])
