@@ -392,6 +392,9 @@ describe('funnel analysis', () => {
         expect(parted.body.rows).toEqual(whole[i].body.rows)
         expect(parted.body.byValues).toEqual(whole[i].body.byValues)
       }
+      // a value that is not a number reads as the default: one part here
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', 'lots')
+      expect((await analyze(base, '?explain=true')).body.sql).toHaveLength(2)
     } finally {
       setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4000000')
     }

@@ -155,7 +155,7 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
   const lo = Number(size.lo)
   const hi = Number(size.hi)
   // parts of the users bound the rows held at once (about 50 bytes each) on a large project
-  const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart') || 1)
+  const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart'))
   const parts = Math.max(Math.ceil(events / perPart), Math.ceil((hi - lo + 1) / USERS_PER_PART))
   const width = Math.ceil((hi - lo + 1) / parts)
   const last = (first: number) => Math.min(hi, first + width - 1)

@@ -32,8 +32,10 @@ export function setSetting(meta: MetaDb, key: SettingKey, value: string): void {
     .run(key, value)
 }
 
+/** A number setting; a stored value that is not a number reads as the default. */
 export function numericSetting(meta: MetaDb, key: keyof typeof DEFAULTS): number {
-  return Number(getSetting(meta, key))
+  const value = Number(getSetting(meta, key))
+  return Number.isFinite(value) ? value : Number(DEFAULTS[key])
 }
 
 /** The platform authorization code (`xtoken`), created on first start (192 bits). */
