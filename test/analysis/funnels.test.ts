@@ -411,6 +411,40 @@ describe('funnel analysis', () => {
     }
   })
 
+  it('counts every user of a larger project followed in parts, each user\'s events stored out of order', async () => {
+    // 40,000 users, about 2.4 events each, in two parts of at most 50,000 events. User i views at
+    // 10:00 + (i mod 600) s; if i mod 4 > 0 they add to the cart 60 + (i mod 3) s later, and if
+    // i mod 8 = 1 they pay 60 s after that; if i mod 4 = 0 their cart comes 30 s before the view
+    // (no conversion). Carts are written first, so every user's events are stored out of order.
+    const big = await newProject(s, 'fnbig', 'Asia/Shanghai')
+    const at = (seconds: number) => sh('2024-01-01 10:00:00') + seconds * 1000
+    const carts: string[] = []
+    const others: string[] = []
+    for (let i = 0; i < 40_000; i++) {
+      const view = i % 600
+      const cart = i % 4 === 0 ? view - 30 : view + 60 + (i % 3)
+      carts.push(JSON.stringify({ xwho: `u${i}`, xwhat: 'cart', xwhen: at(cart), xcontext: {} }))
+      others.push(JSON.stringify({ xwho: `u${i}`, xwhat: 'view', xwhen: at(view), xcontext: {} }))
+      if (i % 8 === 1) others.push(JSON.stringify({ xwho: `u${i}`, xwhat: 'pay', xwhen: at(cart + 60), xcontext: {} }))
+    }
+    const job = await importAndWait(s, big, { path: fixture('fn-big.jsonl', [...carts, ...others].join('\n')) })
+    expect(job.state).toBe('succeeded')
+    const body = { ...base, toDate: '2024-01-01' }
+    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '50000')
+    try {
+      const res = await analyze(body, '?explain=true', big)
+      expect(res.status).toBe(200)
+      expect(res.body.sql).toHaveLength(1 + 2)
+      const [total] = res.body.rows
+      // 30,000 carts after a view; 5,000 pays
+      expect(converted(total)).toEqual([[40_000, 40_000], [30_000, 30_000], [5_000, 5_000]])
+      // cart delays 60/61/62 s for 10,000 users each: the middle is 61; pays all 60 s after
+      expect(medians(total)).toEqual([[61, 61], [60, 60]])
+    } finally {
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4000000')
+    }
+  })
+
   it('defaults the window to 7 days', async () => {
     const { convertTime: _t, convertTimeUnit: _u, ...rest } = base
     const res = await analyze(rest)
