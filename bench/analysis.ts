@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { startApp, type RunningApp } from '../src-main/app'
+import { EVENT_ORDER } from '../src-main/domain/ingest/sql'
 import { addColumns } from '../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../src-main/domain/schema/plan'
 
@@ -29,8 +30,10 @@ async function load(app: RunningApp, appKey: string): Promise<void> {
     await conn.run('CREATE TABLE IF NOT EXISTS user_ids (xwho VARCHAR PRIMARY KEY, distinct_id BIGINT NOT NULL)')
     await addColumns(conn, 'event_vd', [{ id: '$platform', dataType: 'string' }, { id: 'price', dataType: 'number' }])
     await conn.run(`INSERT INTO user_ids SELECT 'u' || i, i FROM range(1, ${USERS + 1}) r(i)`)
+    // stored in the order every load writes (by user, then time: ingest/sql.ts EVENT_ORDER)
     await conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds, "$platform", price)
-      SELECT uid, 'u' || uid, event, ts, year(ts) * 10000 + month(ts) * 100 + day(ts), platform, price FROM (${EVENT_ROWS}) ORDER BY ts, uid`)
+      SELECT uid AS distinct_id, 'u' || uid, event, ts AS xwhen, year(ts) * 10000 + month(ts) * 100 + day(ts), platform, price
+      FROM (${EVENT_ROWS}) ORDER BY ${EVENT_ORDER}`)
     await conn.run(`INSERT INTO profile_vd (distinct_id, xwho) SELECT i, 'u' || i FROM range(1, ${USERS + 1}) r(i)`)
   })
   const reported = emptyReported()

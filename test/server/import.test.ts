@@ -40,6 +40,17 @@ describe('importing a CSV of events', () => {
     ])
   })
 
+  it('stores the events by user, then time, whatever their order in the file (funnels read users in ranges)', async () => {
+    const rows = await warehouseRows(s, 'shop', 'SELECT xwho, epoch_ms(xwhen) AS ms FROM event_vd ORDER BY rowid')
+    expect(rows).toEqual([
+      { xwho: 'u1', ms: Date.UTC(2024, 0, 1, 23, 30) },
+      { xwho: 'u1', ms: 1704164645000 },
+      { xwho: 'u2', ms: 1704164645000 },
+      { xwho: 'u2', ms: Date.UTC(2024, 0, 2, 16) },
+      { xwho: 'u3', ms: Date.UTC(2024, 0, 1, 23, 30) },
+    ])
+  })
+
   it('gives each user one stable distinct_id, numbered in user order', async () => {
     const rows = await warehouseRows(s, 'shop', 'SELECT DISTINCT xwho, distinct_id FROM event_vd ORDER BY xwho')
     expect(rows).toEqual([

@@ -83,6 +83,13 @@ describe('POST /uba/api/import/sample: a small sample as a job', () => {
     expect(row).toEqual({ mismatched: 0n, users: 1000n, ids: 1000n, registered: 1000n })
   })
 
+  it('stores the events by user, then time, as every load does', async () => {
+    const [row] = await sql(project.appKey, 'UTC', `SELECT count(*) AS events,
+        count(*) FILTER (WHERE prev_id > distinct_id OR (prev_id = distinct_id AND prev_time > xwhen)) AS out_of_order
+      FROM (SELECT distinct_id, xwhen, lag(distinct_id) OVER (ORDER BY rowid) AS prev_id, lag(xwhen) OVER (ORDER BY rowid) AS prev_time FROM event_vd)`)
+    expect(row).toEqual({ events: BigInt(job.result.eventsWritten), out_of_order: 0n })
+  })
+
   it('puts every sample event and custom property into the plan with its display name', () => {
     const meta = s.app.ctx.meta
     const event = (id: string) => meta.prepare('SELECT name, plan, data_status AS dataStatus FROM plan_events WHERE app_key = ? AND id = ?').get(project.appKey, id)

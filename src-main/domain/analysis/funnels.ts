@@ -154,7 +154,9 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
   if (events === 0) return paths
   const lo = Number(size.lo)
   const hi = Number(size.hi)
-  // parts of the users bound the rows held at once (about 50 bytes each) on a large project
+  // parts of the users bound the rows held at once (about 50 bytes each) on a large project; as
+  // every load stores its events by user (ingest/sql.ts EVENT_ORDER), a part's scan skips most
+  // of the other users' row groups
   const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart'))
   const parts = Math.max(Math.ceil(events / perPart), Math.ceil((hi - lo + 1) / USERS_PER_PART))
   const width = Math.ceil((hi - lo + 1) / parts)

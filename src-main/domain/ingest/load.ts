@@ -6,7 +6,7 @@ import { column } from '../schema/types'
 import { assignDistinctIds, ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
-import { unordered } from './sql'
+import { EVENT_ORDER, insertionOrder, unordered } from './sql'
 
 /** A record that did not load, and why (line/row, property, value). */
 export interface Rejection {
@@ -124,9 +124,9 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     const matches = ['xwho', 'xwhat', 'xwhen', ...s.events.map((p) => column(p.id))].map((c) => `e.${c} IS NOT DISTINCT FROM v.${c}`).join(' AND ')
     const candidates = options.dedupe ? `SELECT DISTINCT * FROM (${valid})` : valid
     const notStored = options.dedupe ? `WHERE NOT EXISTS (SELECT 1 FROM event_vd e WHERE ${matches})` : ''
-    // the order of stored events means nothing; letting DuckDB insert in parallel is much faster
-    const inserted = await unordered(conn, () => conn.run(`INSERT INTO event_vd BY NAME
-      SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored}`))
+    // stored by user, then time (EVENT_ORDER), the order kept as written
+    const inserted = await insertionOrder(conn, true, () => conn.run(`INSERT INTO event_vd BY NAME
+      SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored} ORDER BY ${EVENT_ORDER}`))
     result.eventsWritten = Number(inserted.rowsChanged)
     if (options.dedupe) {
       const candidates = await one(conn, `SELECT count(*) AS n FROM norm n WHERE ${VALID} AND NOT n.is_profile`)

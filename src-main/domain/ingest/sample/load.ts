@@ -46,9 +46,6 @@ export async function loadSample(conn: DuckDBConnection, w: SampleWindow, types:
     const profileColumns = await propertyColumns(conn, 'profile_vd')
     await addColumns(conn, 'event_vd', EVENT_COLUMNS.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: types.event.get(p.id) ?? p.dataType })))
     await addColumns(conn, 'profile_vd', USER_COLUMNS.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: types.user.get(p.id) ?? p.dataType })))
-    // the order of stored events means nothing; letting DuckDB insert in parallel is much faster
-    // (SESSION: a global SET would reorder a staging read on another connection, see insertionOrder)
-    await conn.run('SET SESSION preserve_insertion_order = false')
     // FSST and ALP cost a quarter of the write time and save almost nothing on the sample's short,
     // repetitive strings and two-decimal numbers (dictionary and RLE still apply); the lock keeps
     // other writers of this database out until the setting is reset
@@ -63,7 +60,6 @@ export async function loadSample(conn: DuckDBConnection, w: SampleWindow, types:
     await conn.run('ROLLBACK').catch(() => undefined)
     throw err
   } finally {
-    await conn.run('RESET SESSION preserve_insertion_order').catch(() => undefined)
     await conn.run('RESET disabled_compression_methods').catch(() => undefined)
     for (const t of TEMP_TABLES) await conn.run(`DROP TABLE IF EXISTS temp.${t}`).catch(() => undefined)
   }

@@ -2,11 +2,13 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import { EMAIL_DOMAINS, MEMBERSHIP } from './catalogue'
 import { CATEGORIES, PRODUCTS } from './products'
 import { eventTime, productAttribute, viewedProducts, type SampleWindow } from './generate'
+import { EVENT_ORDER } from '../sql'
 import { list, value } from './sql'
 
 /**
- * Turns the generated sessions into warehouse rows: one INSERT for every event, one for every
- * profile. A session is a run of slots, each at most one event, in this order:
+ * Turns the generated sessions into warehouse rows: one INSERT for every event (stored by user,
+ * then time, as every load stores them: EVENT_ORDER), one for every profile. A session is a run
+ * of slots, each at most one event, in this order:
  *   0 $startup (apps) or $pageview (web), 1 sign_up, 2 search,
  *   3 + 2i view_product and 4 + 2i add_to_cart for the i-th product viewed,
  *   then checkout, pay and $end.
@@ -68,7 +70,8 @@ export async function writeEvents(conn: DuckDBConnection, w: SampleWindow): Prom
       CASE WHEN e.xwhat = 'sign_up' THEN u.signup_method END AS signup_method
     FROM (SELECT *, ${eventOfSlot()} AS xwhat FROM ${viewedProducts(w, slots)}) e
     JOIN s_users u USING (uid)
-    WHERE e.xwhat IS NOT NULL`)
+    WHERE e.xwhat IS NOT NULL
+    ORDER BY ${EVENT_ORDER}`)
   return Number(result.rowsChanged)
 }
 
