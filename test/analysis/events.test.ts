@@ -110,6 +110,23 @@ describe('event analysis', () => {
     expect(wednesday.body.rows[0].values).toEqual([[2, 0]])
   })
 
+  it('rolls the days up to the range (sums add, extremes compare, users OR), or groups twice where values must be distinct over the range', async () => {
+    const measures = ['SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'].map((aggregator) => ({ expression: 'event.view.price', aggregator }))
+    // prices by local day: 10 (a) | 20 (a), 600 (b) | 800 (c); over the range 4 views by 3 users
+    const expected = {
+      byValue: [],
+      sum: [1430, 357.5, 800, 10, 476.666667],
+      values: [[10, 620, 800], [10, 310, 800], [10, 600, 800], [10, 20, 800], [10, 310, 800]],
+    }
+    const rolled = await analyze({ ...base, measures }, '?explain=true')
+    expect(rolled.body.sql.at(-1).sql).toContain('bit_or(')
+    expect(rolled.body.rows).toEqual([expected])
+    const distinct = { expression: 'event.view.price', aggregator: 'REMOVE_DUMPLICATE' }
+    const twice = await analyze({ ...base, measures: [...measures, distinct] }, '?explain=true')
+    expect(twice.body.sql.at(-1).sql).toContain('GROUPING SETS')
+    expect(twice.body.rows).toEqual([{ byValue: [], sum: [...expected.sum, 4], values: [...expected.values, [1, 2, 1]] }])
+  })
+
   it('answers an empty range with zero counts and null averages', async () => {
     const res = await analyze({ ...base, fromDate: '2025-01-01', toDate: '2025-01-02', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view.price', aggregator: 'AVG' }] })
     expect(res.body.rows).toEqual([{ byValue: [], sum: [0, null], values: [[0, 0], [null, null]] }])
