@@ -396,7 +396,7 @@ describe('funnel analysis', () => {
       setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', 'lots')
       expect((await analyze(base, '?explain=true')).body.sql).toHaveLength(2)
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4000000')
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 
@@ -441,7 +441,7 @@ describe('funnel analysis', () => {
       // cart delays 60/61/62 s for 10,000 users each: the middle is 61; pays all 60 s after
       expect(medians(total)).toEqual([[61, 61], [60, 60]])
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4000000')
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 
