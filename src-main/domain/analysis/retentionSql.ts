@@ -122,8 +122,7 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
   const chunk = p.add(bits)
   const agg = `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`
   /** Users per group: the OR of a group's bitmaps in each chunk, counted and summed over the chunks. */
-  const users = (bitmap: string, from: string, by: string[]) =>
-    `SELECT ${by.map((b) => `${b}, `).join('')}sum(c) AS c FROM (SELECT ${[...by, 'w'].join(', ')}, bit_count(bit_or(${bitmap})) AS c FROM ${from} GROUP BY ${[...by, 'w'].join(', ')})${by.length ? ` GROUP BY ${by.join(', ')}` : ''}`
+  const users = (bitmap: string, from: string, by: string[]) => chunkedUsersSql(from, by, 'w', `bit_or(${bitmap})`)
   return `WITH scan AS MATERIALIZED (${scan}),
     fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}uid // ${chunk} AS w, ${agg} AS fb FROM scan WHERE f GROUP BY ALL),
     rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}uid // ${chunk} AS w, ${agg} AS rb FROM scan WHERE r GROUP BY ALL),
@@ -176,15 +175,23 @@ const PARTIALS: Record<MeasureAggregator, { partial: [string, string][]; total: 
 }
 
 /**
- * The distinct users of `from` (rows with `uid`) per `by`, as rows {by..., c}: bitmaps per chunk of
- * ids counted and summed, instead of hashing every (group, user) pair as count(DISTINCT) does.
+ * Distinct users per `by`, counted by chunk of ids: `bitmap` aggregates the users of one chunk
+ * (`chunk`: its key) as a bitmap; their bits are counted and summed over the chunks.
+ */
+function chunkedUsersSql(from: string, by: string[], chunk: string, bitmap: string): string {
+  const keys = by.map((b) => `${b}, `).join('')
+  return `SELECT ${keys}COALESCE(sum(c), 0) AS c FROM (
+      SELECT ${keys}${chunk} AS w, bit_count(${bitmap}) AS c FROM ${from} GROUP BY ${keys}w
+    )${by.length ? ` GROUP BY ${by.join(', ')}` : ''}`
+}
+
+/**
+ * The distinct users of `from` (rows with `uid`) per `by`: bitmaps per chunk of ids, instead of
+ * hashing every (group, user) pair as count(DISTINCT) does.
  */
 function usersSql(from: string, by: string[], bits: number, p: SqlParams): string {
   const chunk = p.add(bits)
-  const keys = by.map((b) => `${b}, `).join('')
-  return `SELECT ${keys}COALESCE(sum(c), 0) AS c FROM (
-      SELECT ${keys}uid // ${chunk} AS w, bit_count(bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})) AS c FROM ${from} GROUP BY ${keys}w
-    )${by.length ? ` GROUP BY ${by.join(', ')}` : ''}`
+  return chunkedUsersSql(from, by, `uid // ${chunk}`, `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`)
 }
 
 /**
