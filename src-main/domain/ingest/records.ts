@@ -7,6 +7,7 @@ import {
   type Check, type PropertyPlan,
 } from './norm'
 import { literal, unordered } from './sql'
+import { localDateSql } from './localDate'
 import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
 
 /**
@@ -162,16 +163,17 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
   const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
-  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken)))
+  const localDate = await localDateSql(conn)
+  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate)))
   return { event, user, unset: unset.map(([id]) => id) }
 }
 
 /**
  * The statement that builds `norm`, in projections that each compute a value once: the record
  * parsed into JSON texts (t), the texts (j_*, __t*, and whether each key is there, __f*), the
- * values (__v*), the time, its day, then the columns and the problem.
+ * values (__v*), the time, its local day (see localDate.ts), then the columns and the problem.
  */
-function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean): string {
+function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string): string {
   const props = [...event, ...user]
   const fields = [...new Set([...props.flatMap((p) => p.keys), ...unset.flatMap(([, keys]) => keys), '$debug', '$platform'])]
   const field = (k: string) => `t.xcontext."${k}"`
@@ -198,7 +200,7 @@ function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysB
            ${user.map((p, i) => `, ${valueCol(event.length + i)} AS ${userCol(p.id)}`).join('')}
            ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
            , ${problem} AS _problem
-    FROM (SELECT *, CAST(xwhen AS DATE) AS __date
+    FROM (SELECT *, ${localDate('xwhen')} AS __date
     FROM (SELECT *, ${xwhen} AS xwhen, NOT list_contains(${PROFILE_LIST}, xwhat) AS __event, list_contains(${VALUE_OP_LIST}, xwhat) AS __value_op
     FROM (SELECT _row, line, j_xwho, j_xwhen ${fields.map((_, i) => `, __f${i}`).join('')},
                  ${jsonKind.stringValue('j_xwho')} AS xwho, ${jsonKind.stringValue('j_xwhat')} AS xwhat, ${jsonKind.stringValue('j_xwhen')} AS xwhen_text,

@@ -4,6 +4,7 @@ import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal, unordered } from './sql'
 import { firstValues, inferText } from './infer'
+import { localDateSql } from './localDate'
 import { dayOfDate, eventTime, fromText } from './typing'
 
 /**
@@ -119,7 +120,7 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Prom
 /**
  * Builds `norm` from `stage_rows`; resolves to the properties the load writes. Three projections,
  * so that each value is computed once: the identity and typed values from the cells, then the
- * local day from the time, then the checks over the computed values (a check's value text is
+ * local day from the time (see localDate.ts), then the checks over the computed values (a check's value text is
  * evaluated only for a record it rejects).
  */
 export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>): Promise<PropertyPlan[]> {
@@ -140,6 +141,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
+  const localDate = await localDateSql(conn)
   const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
   await unordered(conn, () =>
     conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
@@ -147,7 +149,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
              __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(checks)} AS _problem
-      FROM (SELECT *, CAST(__uba_xwhen AS DATE) AS __uba_date
+      FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
             FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
                          ${plans.map((p, i) => `, ${p.read.value} AS ${value(i)}`).join('')}
                   FROM stage_rows))`),
