@@ -37,7 +37,9 @@ async function offsets(conn: DuckDBConnection, zone: string, us: number[]): Prom
 
 /**
  * The zone's transitions in the window: the offset at every midnight UTC, then, inside each day
- * where it changes, at every hour, minute and second; a transition falls on a whole second.
+ * where it changes, at every hour, minute and second; a transition falls on a whole second. A
+ * change undone within the same UTC day would not be seen; no zone ICU knows has had one in the
+ * window (checked hour by hour).
  */
 async function listTransitions(conn: DuckDBConnection, zone: string): Promise<Zone> {
   const midnights = Array.from({ length: (TO_US - FROM_US) / DAY_US + 1 }, (_, k) => FROM_US + k * DAY_US)
