@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 
 /**
  * The project-local date of an event time, as loads compute it for `ds`. DuckDB's own
- * `CAST(timestamptz AS DATE)` asks ICU for every row: about 0.3 s of CPU per 2M events, the
+ * `CAST(timestamptz AS DATE)` asks ICU for every row: about 0.5 s of CPU per 2M events, the
  * costliest value a load computes. A zone's offset from UTC changes only at its transitions, so
  * the date is computed here from the epoch plus the offset in force, the offset picked from the
  * zone's transitions by a balanced tree of comparisons (8 deep for a zone with daylight saving

@@ -120,8 +120,8 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Prom
 /**
  * Builds `norm` from `stage_rows`; resolves to the properties the load writes. Three projections,
  * so that each value is computed once: the identity and typed values from the cells, then the
- * local day from the time (see localDate.ts), then the checks over the computed values (a check's value text is
- * evaluated only for a record it rejects).
+ * local day from the time (see localDate.ts), then the checks over the computed values (a check's
+ * value text is evaluated only for a record it rejects).
  */
 export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>): Promise<PropertyPlan[]> {
   const columns = planColumns(header, mapping, kind)

@@ -120,9 +120,9 @@ export function eventTime(raw: string, trim: boolean): string {
 }
 
 /**
- * The project-local day of a TIMESTAMPTZ as a yyyyMMdd integer (`ds`), given `date`, the
- * TIMESTAMPTZ cast to DATE: that cast is the one time-zone lookup (year(), month() and day() on a
- * TIMESTAMPTZ would each do their own).
+ * The project-local day of a TIMESTAMPTZ as a yyyyMMdd integer (`ds`), given `date`, its local
+ * DATE (localDate.ts), computed once: year(), month() and day() on the TIMESTAMPTZ itself would
+ * each do their own time-zone lookup.
  */
 export function dayOfDate(date: string): string {
   return `(year(${date}) * 10000 + month(${date}) * 100 + day(${date}))`
