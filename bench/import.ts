@@ -80,9 +80,11 @@ async function minimalLoad(dir: string, csv: string): Promise<Timing> {
   return timing
 }
 
+/** The middle value; for an even count, the mean of the two middle ones (not the larger). */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 export async function benchImport(): Promise<void> {
