@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { localDateSql } from '../../src-main/domain/ingest/localDate'
+import { localDateSql, TREE_FROM_ROWS } from '../../src-main/domain/ingest/localDate'
 
 // A load computes an event's local day (ds) from the epoch and the zone's transitions instead of
 // asking ICU per row; it must give ICU's date for every instant. Checked against DuckDB's own
@@ -50,7 +50,7 @@ describe('the local date of an event time', () => {
     const changes = await instants(zone)
     if (zone === 'UTC' || zone === 'Asia/Kolkata') expect(changes).toBe(0)
     else expect(changes).toBeGreaterThan(zone === 'Asia/Shanghai' ? 10 : 60)
-    const date = await localDateSql(conn)
+    const date = await localDateSql(conn, TREE_FROM_ROWS)
     const reader = await conn.runAndReadAll(`SELECT count(*) AS n, count(*) FILTER (WHERE ${date('x')} IS DISTINCT FROM CAST(x AS DATE)) AS wrong,
         min(x) FILTER (WHERE ${date('x')} IS DISTINCT FROM CAST(x AS DATE)) AS first FROM t`)
     const [n, wrong, first] = reader.getRows()[0]
@@ -60,9 +60,9 @@ describe('the local date of an event time', () => {
 
   it('follows the connection’s zone, including one it has not seen yet', async () => {
     await conn.run("SET TimeZone = 'Asia/Tokyo'")
-    const tokyo = await localDateSql(conn)
+    const tokyo = await localDateSql(conn, TREE_FROM_ROWS)
     await conn.run("SET TimeZone = 'America/Los_Angeles'")
-    const la = await localDateSql(conn)
+    const la = await localDateSql(conn, TREE_FROM_ROWS)
     const x = "TIMESTAMPTZ '2024-07-01 20:00:00+00'"
     const reader = await conn.runAndReadAll(`SELECT CAST(${tokyo(x)} AS VARCHAR), CAST(${la(x)} AS VARCHAR)`)
     expect(reader.getRows()[0]).toEqual(['2024-07-02', '2024-07-01'])

@@ -180,4 +180,31 @@ describe('time zones', () => {
       { ms: Date.UTC(2024, 2, 10, 16, 0), ds: 20240310 },
     ])
   })
+
+  it('gives a large load the local day across both daylight-saving changes of a year', async () => {
+    // 100,000 rows: a large load computes the day from the zone's transitions (localDate.ts)
+    const ny = await newProject(s, 'newyork2', 'America/New_York')
+    const start = Date.UTC(2024, 2, 9) // every 5 minutes from 2024-03-09 00:00 UTC to 2025-02-19
+    const ticks = Array.from({ length: 99_990 }, (_, i) => `t${i % 100},tick,${start + i * 300_000}`)
+    const edges = [
+      Date.UTC(2024, 2, 10, 4, 59, 59, 999), // 23:59:59.999 EST, Mar 9
+      Date.UTC(2024, 2, 10, 5), // 00:00 EST, Mar 10
+      Date.UTC(2024, 2, 11, 3, 59, 59, 999), // 23:59:59.999 EDT, Mar 10
+      Date.UTC(2024, 2, 11, 4), // 00:00 EDT, Mar 11
+      Date.UTC(2024, 10, 3, 3, 59, 59, 999), // 23:59:59.999 EDT, Nov 2
+      Date.UTC(2024, 10, 3, 4), // 00:00 EDT, Nov 3
+      Date.UTC(2024, 10, 4, 4, 59, 59, 999), // 23:59:59.999 EST, Nov 3
+      Date.UTC(2024, 10, 4, 5), // 00:00 EST, Nov 4
+      Date.UTC(2060, 6, 1, 3), // past the listed years: 23:00 EDT, Jun 30
+    ].map((ms) => `e,edge,${ms}`)
+    edges.push('e,edge,1969-12-31T12:00:00Z') // before them (epoch ms are positive): 07:00 EST, Dec 31
+    const file = fixture('year.csv', ['u,e,t', ...ticks, ...edges].join('\n'))
+    const job = await importAndWait(s, ny, { path: file, mapping: { xwho: 'u', xwhat: 'e', xwhen: 't' } })
+    expect(job).toMatchObject({ error: null, state: 'succeeded', rowsWritten: 100_000 })
+    const edgeDays = await warehouseRows(s, 'newyork2', "SELECT ds FROM event_vd WHERE xwhat = 'edge' ORDER BY xwhen")
+    expect(edgeDays.map((r) => r.ds)).toEqual([19691231, 20240309, 20240310, 20240310, 20240311, 20241102, 20241103, 20241103, 20241104, 20600630])
+    // a local day holds 12 ticks an hour: 23 hours on Mar 10, 25 on Nov 3, 24 otherwise
+    const perDay = await warehouseRows(s, 'newyork2', "SELECT ds, count(*) AS n FROM event_vd WHERE xwhat = 'tick' AND ds IN (20240310, 20240601, 20241103) GROUP BY ds ORDER BY ds")
+    expect(perDay).toEqual([{ ds: 20240310, n: 276 }, { ds: 20240601, n: 288 }, { ds: 20241103, n: 300 }])
+  })
 })

@@ -163,7 +163,7 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
   const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
-  const localDate = await localDateSql(conn)
+  const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0]))
   await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate)))
   return { event, user, unset: unset.map(([id]) => id) }
 }

@@ -141,7 +141,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
-  const localDate = await localDateSql(conn)
+  const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_rows')).getRows()[0][0]))
   const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
   await unordered(conn, () =>
     conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
