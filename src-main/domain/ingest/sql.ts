@@ -33,8 +33,8 @@ export async function insertionOrder<T>(conn: DuckDBConnection, preserve: boolea
  * by user, DuckDB skips the row groups of the other users by their min/max statistics, and the
  * rows it returns come grouped by user. On the 10M-event bench this took a 4-step funnel from
  * about 1.8 s to 1.35 s. The sort cost an import no measurable time (sorted rows compress and
- * write faster: the 2M-row CSV's insert took 1.0-1.3 s sorted, 1.3-1.45 s not), the sample's
- * generation about 5% (200k users: 44 s -> 46 s).
+ * write faster: the 2M-row CSV's insert took 1.0-1.3 s sorted, 1.3-1.45 s not). The sample pays
+ * more: its 6M rows of 41 columns (200k users) wrote 0.5-6 s slower sorted than not, of 40-56 s.
  */
 export const EVENT_ORDER = 'distinct_id, xwhen'
 
