@@ -17,7 +17,8 @@ commands:
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
-               [--mapping JSON] [--sheet NAME] [--on-error abort|skip] [--dedupe] FILE...
+               [--mapping JSON] [--sheet NAME] [--delimiter ,|;|tab|pipe]
+               [--on-error abort|skip] [--dedupe] FILE...
                imports files with a progress bar, through the running server if one is up
   sample       --project KEY [--data-dir DIR] [--users N] [--days N] [--seed S] [--end-date yyyy-MM-dd]
                loads the sample e-commerce data (default 20000 users over the 90 days up to
@@ -145,6 +146,7 @@ export async function main(argv: string[]): Promise<void> {
       kind: { type: 'string' },
       mapping: { type: 'string' },
       sheet: { type: 'string' },
+      delimiter: { type: 'string' },
       'on-error': { type: 'string' },
       dedupe: { type: 'boolean' },
       users: { type: 'string' },
@@ -170,7 +172,7 @@ export async function main(argv: string[]): Promise<void> {
         dataDir,
         appKey: values.project,
         files: positionals,
-        fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, onError: values['on-error'], dedupe: values.dedupe },
+        fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, delimiter: values.delimiter, onError: values['on-error'], dedupe: values.dedupe },
       })
       return
     case 'sample':

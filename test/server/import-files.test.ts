@@ -1,4 +1,5 @@
 import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
 import { DuckDBInstance } from '@duckdb/node-api'
 import * as XLSX from 'xlsx'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -170,6 +171,96 @@ describe('uploads, preview and requests', () => {
     expect(list.status).toBe(200)
     expect(list.body.length).toBeGreaterThan(3)
     expect(list.body[0].createTime).toBeGreaterThanOrEqual(list.body[1].createTime)
+  })
+})
+
+describe('CSV dialects and encodings', () => {
+  const mapping = { xwho: 'user', xwhat: 'event', xwhen: 'time' }
+  const stored = (event: string) => warehouseRows(s, 'files', `SELECT xwho, strftime(xwhen, '%Y-%m-%d %H:%M') AS at, city, price FROM event_vd WHERE xwhat = '${event}' ORDER BY xwho`)
+
+  it('reads a spreadsheet\'s semicolon CSV (byte order mark, CRLF, commas in cells) by the separator its header shows, gzip too', async () => {
+    const csv = '\uFEFFuser;event;time;city;price\r\nd1;semi;2024-04-01 08:00:00;"Rome, Lazio";1,5\r\nd2;semi;2024-04-01 09:30:00;Oslo;2\r\n'
+    const preview = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('semi.csv', csv) } })
+    expect(preview.status).toBe(200)
+    expect(preview.body).toMatchObject({ format: 'csv', delimiter: ';', header: ['user', 'event', 'time', 'city', 'price'], mapping, mappingProblem: null })
+    // a decimal comma is not a number: the column is text, as written
+    expect(preview.body.properties).toEqual([
+      { property: 'city', type: 'string', known: false, target: 'event' },
+      { property: 'price', type: 'string', known: false, target: 'event' },
+    ])
+    const job = await importAndWait(s, p, { path: fixture('semi.csv.gz', gzipSync(csv)), mapping })
+    expect(job).toMatchObject({ state: 'succeeded', rowsWritten: 2 })
+    expect(await stored('semi')).toEqual([
+      { xwho: 'd1', at: '2024-04-01 08:00', city: 'Rome, Lazio', price: '1,5' },
+      { xwho: 'd2', at: '2024-04-01 09:30', city: 'Oslo', price: '2' },
+    ])
+  })
+
+  it('takes the separator asked for, by character or name, and refuses others with 400 naming delimiter', async () => {
+    const csv = 'user|event|time|city\np1|piped|2024-04-02 10:00:00|Lima;Peru\n'
+    const job = await importAndWait(s, p, { path: fixture('piped.txt', csv), delimiter: 'pipe', mapping })
+    expect(job).toMatchObject({ state: 'succeeded', format: 'csv', rowsWritten: 1 })
+    expect((await stored('piped'))[0]).toMatchObject({ xwho: 'p1', city: 'Lima;Peru' })
+    // the header alone says pipe as well
+    const detected = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('piped.csv', csv) } })
+    expect(detected.body.delimiter).toBe('|')
+    const tsv = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('t.tsv', 'user\tevent\ttime\nt1\ttabbed\t2024-04-02\n') } })
+    expect(tsv.body).toMatchObject({ format: 'tsv', delimiter: '\t', mapping })
+
+    for (const [body, msg] of [
+      [{ delimiter: 'colon' }, /^delimiter must be one of/],
+      [{ delimiter: 5 }, /^delimiter must be string$/],
+      [{ delimiter: ';', format: 'json' }, /^delimiter applies to csv and tsv files, not json$/],
+    ] as const) {
+      const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('piped.csv', csv), ...body } })
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ code: 400, data: ['delimiter'] })
+      expect(res.body.msg).toMatch(msg)
+      const started = await s.call('POST', '/uba/api/import/jobs', { headers: p, body: { path: fixture('piped.csv', csv), ...body } })
+      expect(started.status).toBe(400)
+      expect(started.body.data).toEqual(['delimiter'])
+    }
+  })
+
+  it('reads Latin-1 text and UTF-16 with its byte order mark as the letters they are', async () => {
+    const latin = Buffer.from('user,event,time,city\nl1,latin,2024-04-03 11:00:00,Köln\nl2,latin,2024-04-03 12:00:00,Gävle\n', 'latin1')
+    expect(await importAndWait(s, p, { path: fixture('latin.csv', latin), mapping })).toMatchObject({ state: 'succeeded', rowsWritten: 2 })
+    expect((await stored('latin')).map((r) => r.city)).toEqual(['Köln', 'Gävle'])
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('user\tevent\ttime\tcity\nw1\twide\t2024-04-03 13:00:00\tZürich\n', 'utf16le')])
+    expect(await importAndWait(s, p, { path: fixture('unicode.tsv', utf16), mapping })).toMatchObject({ state: 'succeeded', rowsWritten: 1 })
+    expect((await stored('wide')).map((r) => r.city)).toEqual(['Zürich'])
+  })
+
+  it('refuses a file whose lines do not all have the header\'s cells, or whose text stops being UTF-8, naming the line; nothing is written', async () => {
+    const before = await footprint(s, 'files')
+    const short = fixture('short.csv', 'user,event,time\nr1,ragged,2024-04-04\nr2,ragged\nr3,ragged,2024-04-04\n')
+    const preview = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: short } })
+    expect(preview.status).toBe(400)
+    const shortMsg = 'line 3 has 2 cells where the header has 3 ("r2,ragged"): every line needs one cell per column of the header. The cells were split at \',\'; if the file uses another separator, choose it (delimiter)'
+    expect(preview.body).toEqual({ code: 400, msg: shortMsg, data: ['file'] })
+    expect(await importAndWait(s, p, { path: short, onError: 'skip' })).toMatchObject({ state: 'failed', rowsWritten: 0, error: shortMsg })
+
+    // far down the file, past what the reader samples first
+    const lines = ['user,event,time']
+    for (let i = 0; i < 30_000; i++) lines.push(`r${i},ragged,2024-04-04`)
+    lines[25_000] = 'r9,ragged,2024-04-04,extra'
+    const late = await importAndWait(s, p, { path: fixture('late.csv', `${lines.join('\n')}\n`), onError: 'skip' })
+    expect(late).toMatchObject({ state: 'failed', rowsWritten: 0 })
+    expect(late.error).toMatch(/^line 25001 has 4 cells where the header has 3 \("r9,ragged,2024-04-04,extra"\)/)
+    lines[25_000] = 'r9,ragged,2024-04-04'
+    const notUtf8 = Buffer.concat([Buffer.from(`${lines.join('\n')}\n`), Buffer.from('r10,ragged,2024-04-04 ', 'utf8'), Buffer.from([0xe9]), Buffer.from('\n')])
+    const broken = await importAndWait(s, p, { path: fixture('late8.csv', notUtf8), onError: 'skip' })
+    expect(broken).toMatchObject({ state: 'failed', rowsWritten: 0 })
+    expect(broken.error).toMatch(/^line 30002 is not UTF-8 text \(.*\): save the file as UTF-8$/)
+    expect(await footprint(s, 'files')).toEqual(before)
+  })
+
+  it('answers 400 naming file, in DuckDB\'s words, for a file its reader refuses', async () => {
+    const file = fixture('broken.parquet', 'this is not parquet')
+    const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file } })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ code: 400, msg: `the file could not be read as Parquet: No magic bytes found at end of file '${file}'`, data: ['file'] })
+    expect(await importAndWait(s, p, { path: file })).toMatchObject({ state: 'failed', error: res.body.msg })
   })
 })
 

@@ -14,6 +14,8 @@ export interface ImportSpec extends LoadOptions {
   kind: Kind
   mapping: Mapping
   sheet?: string
+  /** CSV and TSV: the cell separator (detected from the header line when the request has none). */
+  delimiter?: string
 }
 
 export type Phase = 'reading' | 'checking' | 'writing'
@@ -51,7 +53,7 @@ export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: D
  */
 export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: OnPhase): Promise<LoadResult> {
   onPhase('reading')
-  const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec.file, spec.format, spec.sheet)
+  const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec)
   // the staged count is free (table metadata); for JSON it includes blank lines until the check
   const stagedRows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${staged}`)).getRows()[0][0])
   onPhase('checking', stagedRows)

@@ -138,7 +138,7 @@ export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: Im
     kind: spec.kind,
     format: spec.format,
     source: upload?.name ?? basename(spec.file),
-    options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet },
+    options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet, delimiter: spec.delimiter },
   }
   return startJob(ctx, scope, label, (conn, onPhase) => importFile(ctx, scope, conn, spec, onPhase), operator, () => {
     if (upload) rmSync(upload.file, { force: true })
@@ -222,7 +222,7 @@ function failureMessage(err: unknown): string {
   if (err instanceof AppError) return err.message
   const text = err instanceof Error ? err.message : String(err)
   const firstLine = text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
-  if (/Maximum line size/i.test(text)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
+  if (/Maximum line size/i.test(firstLine)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
   if (/gzip|zlib|inflate/i.test(text)) return `the compressed file is damaged or truncated: ${firstLine}`
   return `the file could not be read: ${firstLine}`
 }

@@ -15,6 +15,8 @@ export interface PreviewView {
   format: string
   kind: string
   sheets: string[] | null
+  /** CSV and TSV: the cell separator read with (the request's, or the one detected). */
+  delimiter: string | null
   header: string[] | null
   mapping: Mapping | null
   /** Set when the mapping is not usable yet (tabular files): what to fix. */
@@ -41,7 +43,7 @@ function plain(value: unknown): unknown {
  */
 export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec: Omit<ImportSpec, 'onError' | 'dedupe'>, rows = 20): Promise<PreviewView> {
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec.file, spec.format, spec.sheet, PREVIEW_SAMPLE)
+    const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec, PREVIEW_SAMPLE)
     const tabular = staged === 'stage_rows'
     const header = tabular ? await stagedHeader(conn) : null
     const mapping = tabular ? (Object.keys(spec.mapping).length > 0 ? spec.mapping : { ...guessMapping(header!, spec.kind), ...spec.mapping }) : null
@@ -49,6 +51,7 @@ export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec:
       format: spec.format,
       kind: tabular ? spec.kind : 'records',
       sheets: spec.format === 'excel' ? readExcel(spec.file, spec.sheet, 1).sheets : null,
+      delimiter: spec.delimiter ?? null,
       header,
       mapping,
       mappingProblem: null,

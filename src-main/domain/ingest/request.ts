@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { badParam } from '../errors'
 import type { ImportSpec } from './importer'
-import { detectFormat, FORMATS, type Format } from './stage'
+import { DELIMITERS, detectDelimiter, detectFormat, FORMATS, type Format } from './stage'
 import type { Kind, Mapping } from './tabular'
 
 /** An import or preview request as the API receives it (JSON body, or multipart fields as text). */
@@ -12,6 +12,7 @@ export interface ImportFields {
   kind?: unknown
   mapping?: unknown
   sheet?: unknown
+  delimiter?: unknown
   onError?: unknown
   dedupe?: unknown
 }
@@ -51,6 +52,16 @@ function booleanOf(value: unknown, name: string): boolean {
   throw badParam(name, `${name} must be true or false`)
 }
 
+/** CSV and TSV: the separator asked for, else the one the header line shows (TSV: a tab). */
+function delimiterOf(value: unknown, format: Format, file: string): string | undefined {
+  const delimited = format === 'csv' || format === 'tsv'
+  if (value === undefined || value === '') return !delimited ? undefined : format === 'tsv' ? '\t' : detectDelimiter(file)
+  if (!delimited) throw badParam('delimiter', `delimiter applies to csv and tsv files, not ${format}`)
+  const d = typeof value === 'string' ? DELIMITERS[value] : undefined
+  if (d === undefined) throw badParam('delimiter', 'delimiter must be one of , ; | or a tab (or comma, semicolon, pipe, tab)')
+  return d
+}
+
 /** A local file the import may read: absolute, existing, a regular file. */
 export function checkedPath(value: unknown): string {
   if (typeof value !== 'string' || value === '') throw badParam('path', 'path (a local file) or a multipart file is required')
@@ -76,6 +87,7 @@ export function importSpecOf(fields: ImportFields, file: string): ImportSpec {
     kind,
     mapping: mappingOf(fields.mapping),
     sheet: (fields.sheet as string | undefined) || undefined,
+    delimiter: delimiterOf(fields.delimiter, format, file),
     onError: oneOf(fields.onError, 'onError', ['abort', 'skip'] as const, 'abort'),
     dedupe: booleanOf(fields.dedupe, 'dedupe'),
   }

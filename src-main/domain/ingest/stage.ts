@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, copyFileSync, linkSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs'
 import { extname, join } from 'node:path'
+import { constants, gunzipSync } from 'node:zlib'
 import type { DuckDBConnection } from '@duckdb/node-api'
-import { badParam } from '../errors'
+import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
 import { ident, insertionOrder, literal } from './sql'
@@ -20,6 +21,7 @@ import { ident, insertionOrder, literal } from './sql'
 
 export type Format = 'json' | 'csv' | 'tsv' | 'parquet' | 'excel'
 export const FORMATS: Format[] = ['json', 'csv', 'tsv', 'parquet', 'excel']
+const FORMAT_NAMES: Record<Format, string> = { json: 'JSON', csv: 'CSV', tsv: 'TSV', parquet: 'Parquet', excel: 'Excel' }
 
 /**
  * Longest JSON or CSV line accepted: above the largest record the SDK limits allow (300 properties,
@@ -61,6 +63,66 @@ export function detectFormat(file: string): Format {
   return text.startsWith('{') || text.startsWith('[') ? 'json' : 'csv'
 }
 
+/** Cell separators a CSV may use (a TSV's is the tab), and the names the API also takes for them. */
+export const DELIMITERS: Record<string, string> = { ',': ',', ';': ';', '\t': '\t', '|': '|', comma: ',', semicolon: ';', tab: '\t', pipe: '|' }
+
+/** The first bytes of a text file, decompressed when it is gzip. */
+function textHead(file: string): Buffer {
+  const bytes = head(file, 64 * 1024)
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes
+  // a truncated stream: the flush mode lets it give what it has instead of failing
+  try {
+    return gunzipSync(bytes, { finishFlush: constants.Z_SYNC_FLUSH })
+  } catch {
+    return Buffer.alloc(0)
+  }
+}
+
+type Encoding = 'utf-8' | 'utf-16' | 'latin-1'
+
+/**
+ * The text encoding of a CSV or TSV file, from its first bytes: UTF-16 by its byte order mark
+ * (what a spreadsheet saves as "Unicode text"), Latin-1 when they are not UTF-8 (a spreadsheet's
+ * CSV on an older Windows), else UTF-8.
+ */
+function detectEncoding(bytes: Buffer): Encoding {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return 'utf-16'
+  try {
+    // stream: a character cut by the end of the sample is not an error
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true })
+    return 'utf-8'
+  } catch {
+    return 'latin-1'
+  }
+}
+
+/** The first line of a text file, read from its first bytes. */
+function firstLine(file: string): string {
+  const bytes = textHead(file)
+  const encoding = detectEncoding(bytes)
+  const text = encoding === 'utf-16' ? bytes.toString('utf16le') : bytes.toString(encoding === 'latin-1' ? 'latin1' : 'utf8')
+  return text.replace(/^\uFEFF/, '')
+}
+
+/**
+ * The separator of a CSV file, from its header line: the candidate (comma, semicolon, tab, pipe)
+ * found most often outside quotes, a comma when none is. A spreadsheet saved as CSV where the
+ * decimal mark is a comma separates cells with semicolons.
+ */
+export function detectDelimiter(file: string): string {
+  const line = firstLine(file)
+  const counts = new Map<string, number>([[',', 0], [';', 0], ['\t', 0], ['|', 0]])
+  let quoted = false
+  for (const ch of line) {
+    if (ch === '"') quoted = !quoted
+    else if (!quoted && (ch === '\n' || ch === '\r')) break
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1)
+  }
+  let best = ','
+  for (const [d, n] of counts) if (n > counts.get(best)!) best = d
+  return best
+}
+
 function compression(file: string): string {
   return isGzip(file) ? 'gzip' : 'none'
 }
@@ -98,10 +160,52 @@ async function stageJson(conn: DuckDBConnection, file: string, limit?: number): 
 async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit?: number): Promise<void> {
   const { sql, lines } = previewHead(limit)
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
-    SELECT *
-    FROM read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)},
-                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}) ${sql}`)
+  const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(detectEncoding(textHead(file)))},
+                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}${options})`
+  try {
+    await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
+  } catch (err) {
+    if (!(err instanceof Error) || !/^Invalid Input Error: (CSV Error|Error when sniffing)/.test(err.message)) throw err
+    throw await csvProblem(conn, reader, sql, delim, err)
+  }
+}
+
+/**
+ * Why DuckDB's reader refused a CSV or TSV file, as the first line it could not take: read again,
+ * its rejected lines kept aside (`store_rejects`), to find that line and its problem.
+ */
+async function csvProblem(conn: DuckDBConnection, reader: (options: string) => string, limit: string, delim: string, err: Error): Promise<AppError> {
+  const tables = "rejects_table = 'stage_reject_errors', rejects_scan = 'stage_reject_scans'"
+  const drop = async () => {
+    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_errors')
+    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_scans')
+    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_probe')
+  }
+  try {
+    await drop()
+    // every cell read (a count alone would not check the text of the cells)
+    await conn.run(`CREATE TEMP TABLE stage_reject_probe AS SELECT * FROM ${reader(`, store_rejects = true, ${tables}`)} ${limit}`)
+    // a line of too many cells has an error per extra cell, the last one counting them all; one of
+    // too few, an error per missing cell, the first one counting them
+    const first = (await conn.runAndReadAll(`SELECT line, error_type, csv_line, error_message FROM temp.stage_reject_errors
+      ORDER BY line, CASE WHEN error_type = 'TOO MANY COLUMNS' THEN -column_idx ELSE column_idx END LIMIT 1`)).getRowObjectsJS()[0]
+    if (first) {
+      const text = String(first.csv_line ?? '')
+      const shown = JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text)
+      const counts = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(String(first.error_message))
+      const separator = delim === '\t' ? 'tabs' : `'${delim}'`
+      if (counts) {
+        return badParam('file', `line ${first.line} has ${counts[2]} cells where the header has ${counts[1]} (${shown}): every line needs one cell per column of the header. The cells were split at ${separator}; if the file uses another separator, choose it (delimiter)`)
+      }
+      if (first.error_type === 'INVALID ENCODING') return badParam('file', `line ${first.line} is not UTF-8 text (${shown}): save the file as UTF-8`)
+      return badParam('file', `line ${first.line} could not be read (${shown}): ${String(first.error_message).split('\n')[0]}`)
+    }
+  } catch {
+    // the second read failed as well: the first error says what there is to say
+  } finally {
+    await drop().catch(() => undefined)
+  }
+  return badParam('file', `the file could not be read as CSV: ${err.message.split('\n')[0].replace(/^Invalid Input Error: /, '')}`)
 }
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
@@ -173,30 +277,49 @@ async function inStaging<T>(stagingDir: string, file: string, read: (placed: str
   }
 }
 
+/** A file to stage: its format, and for Excel the sheet, for CSV and TSV the separator. */
+export interface StageSource {
+  file: string
+  format: Format
+  sheet?: string
+  delimiter?: string
+}
+
 /**
  * Stages a file (its first `limit` records only, for a preview); resolves to the staging table's
  * name. `stagingDir` is the project's staging folder, the one DuckDB may read.
  */
-export async function stageFile(conn: DuckDBConnection, stagingDir: string, file: string, format: Format, sheet?: string, limit?: number): Promise<'stage_records' | 'stage_rows'> {
-  if (format === 'excel') {
+export async function stageFile(conn: DuckDBConnection, stagingDir: string, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+  if (source.format === 'excel') {
     // read by SheetJS in Node, not by DuckDB: nothing to place
-    await stageExcel(conn, file, sheet, limit)
+    await stageExcel(conn, source.file, source.sheet, limit)
     return 'stage_rows'
   }
   // rowids are line numbers: the read keeps file order whatever another connection set globally
-  return inStaging(stagingDir, file, (placed) => insertionOrder(conn, true, () => stageRead(conn, placed, format, limit)))
+  return inStaging(stagingDir, source.file, (placed) => insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, limit)))
 }
 
-async function stageRead(conn: DuckDBConnection, file: string, format: Format, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+/** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
+async function stageRead(conn: DuckDBConnection, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+  try {
+    return await readAs(conn, source, limit)
+  } catch (err) {
+    if (err instanceof AppError || !(err instanceof Error) || !/^(Invalid Input|IO) Error: /.test(err.message)) throw err
+    const first = err.message.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
+    if (/Maximum line size/i.test(first)) throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
+    if (/gzip|zlib|inflate/i.test(err.message)) throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
+    throw badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
+  }
+}
+
+async function readAs(conn: DuckDBConnection, { file, format, delimiter }: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
   switch (format) {
     case 'json':
       await stageJson(conn, file, limit)
       return 'stage_records'
     case 'csv':
-      await stageDelimited(conn, file, ',', limit)
-      return 'stage_rows'
     case 'tsv':
-      await stageDelimited(conn, file, '\t', limit)
+      await stageDelimited(conn, file, delimiter ?? (format === 'tsv' ? '\t' : detectDelimiter(file)), limit)
       return 'stage_rows'
     case 'parquet':
       await stageParquet(conn, file, limit)
