@@ -26,6 +26,8 @@ export interface ImportOptions {
   kind?: ImportKind
   mapping?: ImportMapping
   sheet?: string
+  /** CSV and TSV: the cell separator (the server detects it when absent). */
+  delimiter?: string
   onError?: 'abort' | 'skip'
   dedupe?: boolean
 }
@@ -55,6 +57,8 @@ export interface ImportPreview {
   /** events or profiles for tabular files, records for SDK records (JSON). */
   kind: ImportKind | 'records'
   sheets: string[] | null
+  /** CSV and TSV: the cell separator the file was read with; null for other formats. */
+  delimiter: string | null
   header: string[] | null
   mapping: ImportMapping | null
   /** What the mapping still lacks (tabular files), else null. */
@@ -102,6 +106,7 @@ function formOf(file: File, options: ImportOptions): FormData {
   if (options.kind) form.append('kind', options.kind)
   if (options.mapping && Object.keys(options.mapping).length > 0) form.append('mapping', JSON.stringify(options.mapping))
   if (options.sheet) form.append('sheet', options.sheet)
+  if (options.delimiter) form.append('delimiter', options.delimiter)
   if (options.onError) form.append('onError', options.onError)
   if (options.dedupe !== undefined) form.append('dedupe', String(options.dedupe))
   form.append('file', file, file.name)
@@ -109,7 +114,7 @@ function formOf(file: File, options: ImportOptions): FormData {
 }
 
 export function previewImport(auth: ProjectAuth, file: File, options: ImportOptions, rows = 20, upload: UploadOptions = {}): Promise<ImportPreview> {
-  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet }
+  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet, delimiter: options.delimiter }
   return postForm<ImportPreview>(auth, `/uba/api/import/preview?rows=${rows}`, formOf(file, fields), upload)
 }
 

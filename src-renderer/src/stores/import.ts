@@ -41,6 +41,8 @@ export const useImportStore = defineStore('import', () => {
   const file = shallowRef<File | null>(null)
   const kind = ref<ImportKind>('events')
   const sheet = ref('')
+  /** The separator the user chose for a CSV file; empty: the one the server detects. */
+  const delimiter = ref('')
   const mapping = reactive<MappingDraft>(emptyMapping())
   const onError = ref<'skip' | 'abort'>('skip')
   const dedupe = ref(false)
@@ -96,7 +98,9 @@ export const useImportStore = defineStore('import', () => {
     previewError.value = null
     try {
       part ??= previewPart(chosen)
-      const options = { kind: kind.value, sheet: sheet.value || undefined, format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping() }
+      const options = {
+        kind: kind.value, sheet: sheet.value || undefined, delimiter: delimiter.value || undefined, format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping(),
+      }
       const result = await previewImport(auth, await part, options)
       // a newer preview, another file or another project makes this answer stale
       if (mine !== seq || chosen !== file.value || auth.appKey !== session.appKey) return
@@ -135,6 +139,13 @@ export const useImportStore = defineStore('import', () => {
     void runPreview(true)
   }
 
+  /** Another separator gives other columns: the preview of the old ones goes, the mapping is guessed again. */
+  function setDelimiter(next: string): void {
+    delimiter.value = next
+    preview.value = null
+    void runPreview(true)
+  }
+
   async function start(): Promise<boolean> {
     const chosen = file.value
     if (!chosen || starting.value) return false
@@ -144,7 +155,9 @@ export const useImportStore = defineStore('import', () => {
     upload.value = { loaded: 0, total: chosen.size }
     uploadAbort = new AbortController()
     try {
-      const options = { kind: kind.value, sheet: sheet.value || undefined, format: format.value ?? undefined, onError: onError.value, dedupe: dedupe.value }
+      // the separator the preview was read with, so that the import reads the columns it showed
+      const separator = delimiter.value || preview.value?.delimiter || undefined
+      const options = { kind: kind.value, sheet: sheet.value || undefined, delimiter: separator, format: format.value ?? undefined, onError: onError.value, dedupe: dedupe.value }
       const job = await startImport(auth, chosen, tabular.value ? { ...options, mapping: requestMapping() } : options, {
         onProgress: (p) => (upload.value = p),
         signal: uploadAbort.signal,
@@ -174,6 +187,7 @@ export const useImportStore = defineStore('import', () => {
     file.value = null
     kind.value = 'events'
     sheet.value = ''
+    delimiter.value = ''
     Object.assign(mapping, emptyMapping())
     preview.value = null
     previewState.value = 'idle'
@@ -182,7 +196,7 @@ export const useImportStore = defineStore('import', () => {
   }
 
   return {
-    file, kind, sheet, mapping, onError, dedupe, preview, previewState, previewError, upload, starting, startError, tabular, format,
-    choose, setKind, setSheet, refresh, start, stopUpload, reset,
+    file, kind, sheet, delimiter, mapping, onError, dedupe, preview, previewState, previewError, upload, starting, startError, tabular, format,
+    choose, setKind, setSheet, setDelimiter, refresh, start, stopUpload, reset,
   }
 })
