@@ -255,6 +255,15 @@ describe('CSV dialects and encodings', () => {
     expect(await footprint(s, 'files')).toEqual(before)
   })
 
+  it('says a CSV file without even a header is empty, and finds the header under blank lines', async () => {
+    for (const content of ['', '\n\n  \n']) {
+      const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('empty.csv', content) } })
+      expect(res.body).toEqual({ code: 400, msg: 'the file is empty: a CSV or TSV file starts with its header line', data: ['file'] })
+    }
+    const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('late header.csv', '\n\nuser;event;time\nb1;late;2024-04-05\n') } })
+    expect(res.body).toMatchObject({ delimiter: ';', header: ['user', 'event', 'time'], mapping, rowsChecked: 1, rowsRejected: 0 })
+  })
+
   it('answers 400 naming file, in DuckDB\'s words, for a file its reader refuses', async () => {
     const file = fixture('broken.parquet', 'this is not parquet')
     const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file } })
