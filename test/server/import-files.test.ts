@@ -270,6 +270,20 @@ describe('CSV dialects and encodings', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ code: 400, msg: `the file could not be read as Parquet: No magic bytes found at end of file '${file}'`, data: ['file'] })
     expect(await importAndWait(s, p, { path: file })).toMatchObject({ state: 'failed', error: res.body.msg })
+
+    // a real Parquet file with the middle of it gone: its footer points at pages that are not there
+    const whole = fixture('whole.parquet', '')
+    const db = await DuckDBInstance.create(':memory:')
+    const conn = await db.connect()
+    await conn.run(`COPY (SELECT 'u' || i AS customer, 'order' AS action, i * 1000 AS ts FROM range(100000) r(i)) TO '${whole}' (FORMAT parquet)`)
+    conn.closeSync()
+    db.closeSync()
+    const bytes = readFileSync(whole)
+    const cut = fixture('cut.parquet', Buffer.concat([bytes.subarray(0, bytes.length >> 1), bytes.subarray(bytes.length - 8)]))
+    const broken = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: cut } })
+    expect(broken.status).toBe(400)
+    expect(broken.body.data).toEqual(['file'])
+    expect(broken.body.msg).toMatch(/^the file could not be read as Parquet: /)
   })
 })
 

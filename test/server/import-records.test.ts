@@ -142,6 +142,27 @@ describe('JSON arrays and gzip', () => {
     expect(job).toMatchObject({ state: 'succeeded', rowsRead: 2, rowsWritten: 2, format: 'json' })
   })
 
+  it('reads a plain JSON array, pretty-printed, and rejects the items that are not records', async () => {
+    const array = JSON.stringify([JSON.parse(rec('a1', 'open', 1000)), 7, JSON.parse(rec('a2', 'open', 2000))], null, 2)
+    const preview = await s.call('POST', '/uba/api/import/preview', { headers: app, body: { path: fixture('batch.json', array) } })
+    expect(preview.status).toBe(200)
+    expect(preview.body).toMatchObject({ format: 'json', kind: 'records', rowsChecked: 3, rowsRejected: 1, problems: [{ row: 2, property: 'record', value: '7', reason: 'is not a JSON object' }] })
+    const job = await importAndWait(s, app, { path: fixture('batch.json', array), onError: 'skip' })
+    expect(job).toMatchObject({ state: 'succeeded', rowsRead: 3, rowsRejected: 1, rowsWritten: 2 })
+    expect(await warehouseRows(s, 'sdk', "SELECT xwho FROM event_vd WHERE xwho IN ('a1', 'a2') ORDER BY xwho")).toEqual([{ xwho: 'a1' }, { xwho: 'a2' }])
+  })
+
+  it('refuses a JSON array cut short with 400 naming file, and its import writes nothing', async () => {
+    const file = fixture('cut.json', `[${rec('k1', 'open', 1000)}, {"xwho": "k2", "xw`)
+    const preview = await s.call('POST', '/uba/api/import/preview', { headers: app, body: { path: file } })
+    expect(preview.status).toBe(400)
+    expect(preview.body.data).toEqual(['file'])
+    expect(preview.body.msg).toMatch(/^the file could not be read as JSON: Malformed JSON/)
+    const before = await footprint(s, 'sdk')
+    expect(await importAndWait(s, app, { path: file, onError: 'skip' })).toMatchObject({ state: 'failed', rowsWritten: 0, error: preview.body.msg })
+    expect(await footprint(s, 'sdk')).toEqual(before)
+  })
+
   it('reads gzipped JSON lines', async () => {
     const job = await importAndWait(s, app, { path: fixture('lines.jsonl.gz', gzipSync([rec('g3', 'open', 1000), rec('g4', 'open', 1000)].join('\n'))) })
     expect(job).toMatchObject({ state: 'succeeded', rowsRead: 2, rowsWritten: 2 })

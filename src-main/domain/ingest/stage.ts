@@ -145,7 +145,7 @@ async function stageJson(conn: DuckDBConnection, file: string, limit?: number): 
     if (limit === undefined && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
     await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
       SELECT CAST(json AS VARCHAR) AS line
-      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz)}) ${sql}`)
+      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz === 'gzip' ? 'gzip' : 'uncompressed')}) ${sql}`)
     return
   }
   await scanLines(file, gz === 'gzip', MAX_LINE_BYTES, lines)
@@ -305,7 +305,7 @@ async function stageRead(conn: DuckDBConnection, source: StageSource, limit?: nu
   try {
     return await readAs(conn, source, limit)
   } catch (err) {
-    if (err instanceof AppError || !(err instanceof Error) || !/^(Invalid Input|IO) Error: /.test(err.message)) throw err
+    if (err instanceof AppError || !(err instanceof Error) || !/^(Invalid Input|Invalid|IO|Conversion) Error: /.test(err.message)) throw err
     const first = err.message.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
     if (/Maximum line size/i.test(first)) throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
     if (/gzip|zlib|inflate/i.test(err.message)) throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
