@@ -222,6 +222,12 @@ describe('CSV dialects and encodings', () => {
     }
   })
 
+  it('names the properties of accented headers by their letters without the accents', async () => {
+    const csv = 'user,event,time,Größe,Café crème,Ærø,Łódź,城市\nh1,accents,2024-04-06,L,2,x,y,z\n'
+    const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('accents.csv', csv) } })
+    expect(res.body.properties.map((q: { property: string }) => q.property)).toEqual(['grosse', 'cafe_creme', 'aero', 'lodz', 'column'])
+  })
+
   it('reads Latin-1 text and UTF-16 with its byte order mark as the letters they are', async () => {
     const latin = Buffer.from('user,event,time,city\nl1,latin,2024-04-03 11:00:00,Köln\nl2,latin,2024-04-03 12:00:00,Gävle\n', 'latin1')
     expect(await importAndWait(s, p, { path: fixture('latin.csv', latin), mapping })).toMatchObject({ state: 'succeeded', rowsWritten: 2 })

@@ -35,9 +35,15 @@ const GUESSES = {
   xwhen: ['xwhen', 'time', 'timestamp', 'event_time', 'eventtime', 'ts', 'datetime', 'date', 'created_at', 'occurred_at'],
 }
 
-/** A property id for a column header: lower case, other characters as _, never a digit first. */
+/** Latin letters that decomposing does not reduce to a-z. */
+const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' }
+
+/**
+ * A property id for a column header: lower case, accented letters without their accents (Größe:
+ * grosse), other characters as _, never a digit first.
+ */
 export function propertyIdForColumn(header: string): string {
-  const text = header.trim().toLowerCase()
+  const text = header.trim().toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[ßæœøđðłþı]/g, (c) => LETTERS[c])
   const lead = text.startsWith('$') ? '$' : ''
   let body = text.slice(lead.length).replace(/[^a-z0-9_]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '')
   if (body === '') body = 'column'
