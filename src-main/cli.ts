@@ -17,7 +17,7 @@ commands:
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
-               [--mapping JSON] [--sheet NAME] [--delimiter ,|;|tab|pipe]
+               [--mapping JSON] [--sheet NAME] [--delimiter ,|;|tab|pipe] [--decimal .|,]
                [--on-error abort|skip] [--dedupe] FILE...
                imports files with a progress bar, through the running server if one is up
   sample       --project KEY [--data-dir DIR] [--users N] [--days N] [--seed S] [--end-date yyyy-MM-dd]
@@ -147,6 +147,7 @@ export async function main(argv: string[]): Promise<void> {
       mapping: { type: 'string' },
       sheet: { type: 'string' },
       delimiter: { type: 'string' },
+      decimal: { type: 'string' },
       'on-error': { type: 'string' },
       dedupe: { type: 'boolean' },
       users: { type: 'string' },
@@ -172,7 +173,7 @@ export async function main(argv: string[]): Promise<void> {
         dataDir,
         appKey: values.project,
         files: positionals,
-        fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, delimiter: values.delimiter, onError: values['on-error'], dedupe: values.dedupe },
+        fields: { format: values.format, kind: values.kind, mapping: values.mapping, sheet: values.sheet, delimiter: values.delimiter, decimal: values.decimal, onError: values['on-error'], dedupe: values.dedupe },
       })
       return
     case 'sample':

@@ -196,6 +196,42 @@ describe('CSV dialects and encodings', () => {
     ])
   })
 
+  it('reads numbers with a decimal comma when asked to, and holds a number written with a point to be no number there', async () => {
+    const csv = 'user;event;time;cost;qty\nm1;comma;2024-04-01 08:00:00;1,5;3\nm2;comma;2024-04-01 09:00:00;-0,25;1500\nm3;comma;2024-04-01 10:00:00;2;\nm4;comma;2024-04-01 11:00:00;1.500;2\n'
+    const file = fixture('comma.csv', csv)
+    // a value written with a point makes the column text on first sight
+    const guessed = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file, decimal: ',' } })
+    expect(guessed.body).toMatchObject({ delimiter: ';', decimal: ',', rowsChecked: 4, rowsRejected: 0 })
+    expect(guessed.body.properties.map((q: { property: string; type: string }) => `${q.property} ${q.type}`)).toEqual(['cost string', 'qty number'])
+    // held to be a number, it rejects its record
+    const typed = { ...mapping, types: { cost: 'number' } }
+    const preview = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file, decimal: ',', mapping: typed } })
+    expect(preview.body).toMatchObject({ rowsChecked: 4, rowsRejected: 1 })
+    expect(preview.body.problems).toEqual([{ row: 4, property: 'cost', value: '1.500', reason: expect.stringContaining('number') }])
+    expect(preview.body.rows.map((r: { properties: Record<string, unknown> }) => r.properties.cost)).toEqual([1.5, -0.25, 2, undefined])
+    const job = await importAndWait(s, p, { path: file, decimal: ',', onError: 'skip', mapping: typed })
+    expect(job).toMatchObject({ state: 'succeeded', rowsWritten: 3, rowsRejected: 1 })
+    expect(await warehouseRows(s, 'files', "SELECT xwho, cost, qty FROM event_vd WHERE xwhat = 'comma' ORDER BY xwho")).toEqual([
+      { xwho: 'm1', cost: 1.5, qty: 3 },
+      { xwho: 'm2', cost: -0.25, qty: 1500 },
+      { xwho: 'm3', cost: 2, qty: null },
+    ])
+    // without the option the same column is text, as written
+    const plain = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: fixture('comma2.csv', csv.replace(/cost/, 'charge')) } })
+    expect(plain.body).toMatchObject({ decimal: '.', rowsRejected: 0 })
+    expect(plain.body.properties.find((q: { property: string }) => q.property === 'charge').type).toBe('string')
+
+    for (const [body, msg] of [
+      [{ decimal: ';' }, /^decimal must be one of \., ,$/],
+      [{ decimal: ',', format: 'json' }, /^decimal applies to csv and tsv files, not json$/],
+    ] as const) {
+      const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body: { path: file, ...body } })
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ code: 400, data: ['decimal'] })
+      expect(res.body.msg).toMatch(msg)
+    }
+  })
+
   it('takes the separator asked for, by character or name, and refuses others with 400 naming delimiter', async () => {
     const csv = 'user|event|time|city\np1|piped|2024-04-02 10:00:00|Lima;Peru\n'
     const job = await importAndWait(s, p, { path: fixture('piped.txt', csv), delimiter: 'pipe', mapping })

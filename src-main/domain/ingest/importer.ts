@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../platform/projects'
 import { eventPropertyTypes, recordReported, userPropertyTypes } from '../schema/plan'
+import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'
 import { normalizeRecords } from './records'
 import { stageFile, type Format } from './stage'
@@ -16,6 +17,8 @@ export interface ImportSpec extends LoadOptions {
   sheet?: string
   /** CSV and TSV: the cell separator (detected from the header line when the request has none). */
   delimiter?: string
+  /** CSV and TSV: the decimal mark of numbers (a point unless the request says comma). */
+  decimal?: Decimal
 }
 
 export type Phase = 'reading' | 'checking' | 'writing'
@@ -35,14 +38,14 @@ export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
  * Turns the staged records into `norm`; resolves to what the load will write. Shared by imports,
  * the collector and the preview, so that all three judge records the same way.
  */
-export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping'>) {
+export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'>) {
   const known = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
   if (staged === 'stage_records') {
     const plans = await normalizeRecords(conn, known)
     return { events: plans.event, users: plans.user, unsetIds: plans.unset }
   }
   const header = await stagedHeader(conn)
-  const plans = await normalizeRows(conn, header, spec.mapping, spec.kind, spec.kind === 'events' ? known.event : known.user)
+  const plans = await normalizeRows(conn, header, spec.mapping, spec.kind, spec.kind === 'events' ? known.event : known.user, spec.decimal)
   return spec.kind === 'events' ? { events: plans, users: [], unsetIds: [] } : { events: [], users: plans, unsetIds: [] }
 }
 

@@ -9,7 +9,12 @@ import type { DataType } from '../schema/types'
  */
 export const INFERENCE_SAMPLE = 1000
 
+/** The decimal mark of a CSV or TSV file's numbers. */
+export type Decimal = '.' | ','
+
 const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/
+/** A number written with a decimal comma (1,5): digits, at most one comma, no point, no exponent. */
+const COMMA_NUMBER = /^\s*[+-]?(\d+(,\d*)?|,\d+)\s*$/
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})([ T]\d{2}:\d{2}:\d{2}(\.\d{1,9})?)?$/
 
 function isDateTime(text: string): boolean {
@@ -36,10 +41,19 @@ function textType(text: string): DataType {
   return 'string'
 }
 
-/** The type of text cells; null when there is no value to judge. */
-export function inferText(values: string[]): DataType | null {
+/**
+ * A cell of a file whose decimal mark is a comma, as a cell with a decimal point: 1,5 reads 1.5,
+ * and a number written with a point is no number there (1.500 may mean fifteen hundred).
+ */
+export function fromDecimalComma(text: string): string {
+  if (COMMA_NUMBER.test(text)) return text.replace(',', '.')
+  return NUMBER.test(text) ? '' : text
+}
+
+/** The type of text cells; null when there is no value to judge. `decimal`: the file's decimal mark. */
+export function inferText(values: string[], decimal: Decimal = '.'): DataType | null {
   if (values.length === 0) return null
-  const types = new Set(values.map(textType))
+  const types = new Set((decimal === ',' ? values.map(fromDecimalComma) : values).map(textType))
   if (types.size === 1) return [...types][0]
   // numbers and booleans read as numbers only when every value is one; anything mixed is text
   return 'string'

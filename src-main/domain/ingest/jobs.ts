@@ -138,7 +138,7 @@ export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: Im
     kind: spec.kind,
     format: spec.format,
     source: upload?.name ?? basename(spec.file),
-    options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet, delimiter: spec.delimiter },
+    options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet, delimiter: spec.delimiter, decimal: spec.decimal },
   }
   return startJob(ctx, scope, label, (conn, onPhase) => importFile(ctx, scope, conn, spec, onPhase), operator, () => {
     if (upload) rmSync(upload.file, { force: true })

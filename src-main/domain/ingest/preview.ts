@@ -17,6 +17,8 @@ export interface PreviewView {
   sheets: string[] | null
   /** CSV and TSV: the cell separator read with (the request's, or the one detected). */
   delimiter: string | null
+  /** CSV and TSV: the decimal mark numbers are read with. */
+  decimal: string | null
   header: string[] | null
   mapping: Mapping | null
   /** Set when the mapping is not usable yet (tabular files): what to fix. */
@@ -52,6 +54,7 @@ export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec:
       kind: tabular ? spec.kind : 'records',
       sheets: spec.format === 'excel' ? readExcel(spec.file, spec.sheet, 1).sheets : null,
       delimiter: spec.delimiter ?? null,
+      decimal: spec.delimiter === undefined ? null : (spec.decimal ?? '.'),
       header,
       mapping,
       mappingProblem: null,
@@ -63,7 +66,7 @@ export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec:
     }
     let plan: { events: PropertyPlan[]; users: PropertyPlan[] }
     try {
-      plan = await normalize(ctx, scope, conn, staged, { kind: spec.kind, mapping: mapping ?? {} })
+      plan = await normalize(ctx, scope, conn, staged, { kind: spec.kind, mapping: mapping ?? {}, decimal: spec.decimal })
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err
       out.mappingProblem = err.message

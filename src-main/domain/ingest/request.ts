@@ -2,6 +2,7 @@ import { statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { badParam } from '../errors'
 import type { ImportSpec } from './importer'
+import type { Decimal } from './infer'
 import { DELIMITERS, detectDelimiter, detectFormat, FORMATS, type Format } from './stage'
 import type { Kind, Mapping } from './tabular'
 
@@ -13,6 +14,7 @@ export interface ImportFields {
   mapping?: unknown
   sheet?: unknown
   delimiter?: unknown
+  decimal?: unknown
   onError?: unknown
   dedupe?: unknown
 }
@@ -62,6 +64,14 @@ function delimiterOf(value: unknown, format: Format, file: string): string | und
   return d
 }
 
+/** CSV and TSV: the decimal mark of numbers, a point unless asked for a comma. */
+function decimalOf(value: unknown, format: Format): Decimal | undefined {
+  if (value === undefined || value === '') return undefined
+  if (format !== 'csv' && format !== 'tsv') throw badParam('decimal', `decimal applies to csv and tsv files, not ${format}`)
+  if (value !== '.' && value !== ',') throw badParam('decimal', 'decimal must be . or ,')
+  return value
+}
+
 /** A local file the import may read: absolute, existing, a regular file. */
 export function checkedPath(value: unknown): string {
   if (typeof value !== 'string' || value === '') throw badParam('path', 'path (a local file) or a multipart file is required')
@@ -88,6 +98,7 @@ export function importSpecOf(fields: ImportFields, file: string): ImportSpec {
     mapping: mappingOf(fields.mapping),
     sheet: (fields.sheet as string | undefined) || undefined,
     delimiter: delimiterOf(fields.delimiter, format, file),
+    decimal: decimalOf(fields.decimal, format),
     onError: oneOf(fields.onError, 'onError', ['abort', 'skip'] as const, 'abort'),
     dedupe: booleanOf(fields.dedupe, 'dedupe'),
   }

@@ -3,7 +3,7 @@ import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal, unordered } from './sql'
-import { firstValues, inferText } from './infer'
+import { firstValues, inferText, type Decimal } from './infer'
 import { localDateSql } from './localDate'
 import { dayOfDate, eventTime, fromText } from './typing'
 
@@ -112,7 +112,7 @@ const HEAD_ROWS = 10_000
  * rows, or in the whole file for a column empty there; null for a column with none. One pass over
  * the head for every column, one over the file for the empty ones.
  */
-async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Promise<Map<string, DataType | null>> {
+async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[], decimal: Decimal): Promise<Map<string, DataType | null>> {
   const present = "v IS NOT NULL AND v <> ''"
   const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
   const head = await firstValues(conn, `(SELECT rowid AS __uba_r, * FROM stage_rows WHERE rowid < ${HEAD_ROWS})`, cells(columns), present)
@@ -120,7 +120,7 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Prom
   const whole = await firstValues(conn, '(SELECT rowid AS __uba_r, * FROM stage_rows)', cells(empty), present)
   const values = new Map(columns.map((c, i) => [c.id, head[i]]))
   empty.forEach((c, i) => values.set(c.id, whole[i]))
-  return new Map(columns.map((c) => [c.id, inferText(values.get(c.id)!)]))
+  return new Map(columns.map((c) => [c.id, inferText(values.get(c.id)!, decimal)]))
 }
 
 /**
@@ -129,16 +129,16 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[]): Prom
  * local day from the time (see localDate.ts), then the checks over the computed values (a check's
  * value text is evaluated only for a record it rejects).
  */
-export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>): Promise<PropertyPlan[]> {
+export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>, decimal: Decimal = '.'): Promise<PropertyPlan[]> {
   const columns = planColumns(header, mapping, kind)
   const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
-  const inferred = await inferColumns(conn, fresh)
+  const inferred = await inferColumns(conn, fresh, decimal)
   const plans: PropertyPlan[] = []
   for (const c of columns) {
     const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
     if (!type) continue // a column with no values reports nothing
     const raw = ident(c.column)
-    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromText(raw, type), rawText: raw })
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromText(raw, type, decimal), rawText: raw })
   }
   const xwho = mapping.xwho ? `NULLIF(trim(${ident(mapping.xwho)}), '')` : 'NULL'
   const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : ident(mapping.xwhat!)

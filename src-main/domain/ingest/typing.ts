@@ -1,4 +1,5 @@
 import type { DataType } from '../schema/types'
+import type { Decimal } from './infer'
 
 /**
  * SQL for reading values of a data type strictly: from text (CSV, Excel, Parquet cells) and from
@@ -34,15 +35,20 @@ function stringArray(json: string): string {
   return `(json_type(${json}) = 'ARRAY' AND list_bool_and(list_transform(json_extract(${json}, '$[*]'), x -> json_type(x) = 'VARCHAR')) IS NOT FALSE)`
 }
 
-/** Reading a text cell as `type`. Empty cells are absent values. */
-export function fromText(raw: string, type: DataType): TypedRead {
+/**
+ * Reading a text cell as `type`. Empty cells are absent values. With a decimal comma, a number
+ * reads as 1,5 (digits and at most one comma: a point or an exponent does not fit).
+ */
+export function fromText(raw: string, type: DataType, decimal: Decimal = '.'): TypedRead {
   const present = `(${raw} IS NOT NULL AND ${raw} <> '')`
   const absentOr = (v: string) => `(${present} AND ${v} IS NULL)`
   switch (type) {
     case 'string':
       return { value: `NULLIF(${raw}, '')`, misfit: () => 'false' }
-    case 'number':
-      return { value: `TRY_CAST(NULLIF(${raw}, '') AS DOUBLE)`, misfit: (v) => `(${present} AND (${v} IS NULL OR NOT isfinite(${v})))` }
+    case 'number': {
+      const text = decimal === ',' ? `CASE WHEN regexp_full_match(${raw}, '\\s*[+-]?([0-9]+(,[0-9]*)?|,[0-9]+)\\s*') THEN replace(${raw}, ',', '.') END` : `NULLIF(${raw}, '')`
+      return { value: `TRY_CAST(${text} AS DOUBLE)`, misfit: (v) => `(${present} AND (${v} IS NULL OR NOT isfinite(${v})))` }
+    }
     case 'boolean':
       // the exact spellings first: lower() copies every cell
       return {
