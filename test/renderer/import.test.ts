@@ -151,9 +151,9 @@ describe('Import view: a file', () => {
     await page.context().close()
   })
 
-  it('reads a spreadsheet\'s semicolon CSV by the separator its header shows, and by the one the user picks', async () => {
+  it('reads a spreadsheet\'s semicolon CSV by the separator its header shows, and by the one the user picks; numbers with a decimal comma', async () => {
     // what a spreadsheet writes where the decimal mark is a comma: a byte order mark, CRLF, commas inside cells
-    const csv = '\uFEFFshopper;action;at;basket;note\r\nk1;order;2024-03-01 09:00:00;a,b;first, then more\r\nk2;order;2024-03-02 10:30:00;c;plain\r\n'
+    const csv = '\uFEFFshopper;action;at;basket;note;total\r\nk1;order;2024-03-01 09:00:00;a,b;first, then more;12,5\r\nk2;order;2024-03-02 10:30:00;c;plain;3\r\n'
     const { page, problems } = await openImport('light')
     await page.getByTestId('import-file').setInputFiles(fixture('orders semicolon.csv', csv))
     await page.getByTestId('mapping-problem').waitFor()
@@ -165,7 +165,7 @@ describe('Import view: a file', () => {
     await page.getByTestId('import-delimiter').selectOption(',')
     await page.getByText('The file could not be previewed').waitFor()
     const refused = await page.getByRole('alert').filter({ hasText: 'could not be previewed' }).textContent()
-    expect(refused?.toLowerCase()).toContain('line 2 has 3 cells where the header has 1')
+    expect(refused?.toLowerCase()).toContain('line 2 has 4 cells where the header has 1')
     // the preview read with commas is gone with them
     expect(await page.getByTestId('map-xwho').count()).toBe(0)
     await page.getByTestId('import-delimiter').selectOption(';')
@@ -175,17 +175,22 @@ describe('Import view: a file', () => {
     await page.getByTestId('map-xwhat').selectOption('action')
     await page.getByTestId('map-xwhen').selectOption('at')
     await page.getByTestId('preview-table').getByText('first, then more').waitFor()
+    // 12,5 is text until the decimal mark is a comma
+    const totalType = page.getByTestId('preview-table').locator('thead th', { hasText: 'total' })
+    await expect.poll(() => totalType.textContent()).toContain('string')
+    await page.getByTestId('import-decimal').selectOption(',')
+    await expect.poll(() => totalType.textContent()).toContain('number')
     await page.screenshot({ path: join(RESULTS, 'import-semicolon.png'), fullPage: true })
     await page.getByTestId('import-start').click()
     await page.locator('[data-testid="import-job"][data-state="succeeded"]').waitFor({ timeout: 60_000 })
     expect(await page.getByTestId('summary-written').textContent()).toBe('2')
     const rows = await server.call('POST', '/uba/api/sql/query', {
       headers: server.project,
-      body: { sql: "SELECT xwho, strftime(xwhen, '%Y-%m-%d %H:%M') AS at, basket, note FROM event_vd WHERE xwhat = 'order' ORDER BY xwho", format: 'json' },
+      body: { sql: "SELECT xwho, strftime(xwhen, '%Y-%m-%d %H:%M') AS at, basket, note, total FROM event_vd WHERE xwhat = 'order' ORDER BY xwho", format: 'json' },
     })
     expect(rows.body).toEqual([
-      { xwho: 'k1', at: '2024-03-01 09:00', basket: 'a,b', note: 'first, then more' },
-      { xwho: 'k2', at: '2024-03-02 10:30', basket: 'c', note: 'plain' },
+      { xwho: 'k1', at: '2024-03-01 09:00', basket: 'a,b', note: 'first, then more', total: 12.5 },
+      { xwho: 'k2', at: '2024-03-02 10:30', basket: 'c', note: 'plain', total: 3 },
     ])
     // the browser logs the refused preview; nothing else went wrong
     expect(problems.filter((p) => !p.includes('status of 400'))).toEqual([])

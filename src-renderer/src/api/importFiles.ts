@@ -28,6 +28,8 @@ export interface ImportOptions {
   sheet?: string
   /** CSV and TSV: the cell separator (the server detects it when absent). */
   delimiter?: string
+  /** CSV and TSV: the decimal mark of numbers (a point when absent). */
+  decimal?: '.' | ','
   onError?: 'abort' | 'skip'
   dedupe?: boolean
 }
@@ -59,6 +61,8 @@ export interface ImportPreview {
   sheets: string[] | null
   /** CSV and TSV: the cell separator the file was read with; null for other formats. */
   delimiter: string | null
+  /** CSV and TSV: the decimal mark numbers were read with; null for other formats. */
+  decimal: '.' | ',' | null
   header: string[] | null
   mapping: ImportMapping | null
   /** What the mapping still lacks (tabular files), else null. */
@@ -107,6 +111,7 @@ function formOf(file: File, options: ImportOptions): FormData {
   if (options.mapping && Object.keys(options.mapping).length > 0) form.append('mapping', JSON.stringify(options.mapping))
   if (options.sheet) form.append('sheet', options.sheet)
   if (options.delimiter) form.append('delimiter', options.delimiter)
+  if (options.decimal) form.append('decimal', options.decimal)
   if (options.onError) form.append('onError', options.onError)
   if (options.dedupe !== undefined) form.append('dedupe', String(options.dedupe))
   form.append('file', file, file.name)
@@ -114,7 +119,7 @@ function formOf(file: File, options: ImportOptions): FormData {
 }
 
 export function previewImport(auth: ProjectAuth, file: File, options: ImportOptions, rows = 20, upload: UploadOptions = {}): Promise<ImportPreview> {
-  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet, delimiter: options.delimiter }
+  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet, delimiter: options.delimiter, decimal: options.decimal }
   return postForm<ImportPreview>(auth, `/uba/api/import/preview?rows=${rows}`, formOf(file, fields), upload)
 }
 

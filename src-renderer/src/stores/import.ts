@@ -43,6 +43,8 @@ export const useImportStore = defineStore('import', () => {
   const sheet = ref('')
   /** The separator the user chose for a CSV file; empty: the one the server detects. */
   const delimiter = ref('')
+  /** The decimal mark of a CSV file's numbers. */
+  const decimal = ref<'.' | ','>('.')
   const mapping = reactive<MappingDraft>(emptyMapping())
   const onError = ref<'skip' | 'abort'>('skip')
   const dedupe = ref(false)
@@ -62,6 +64,12 @@ export const useImportStore = defineStore('import', () => {
   /** SDK records (JSON) route themselves; other files need the mapping. */
   const tabular = computed(() => preview.value !== null && preview.value.kind !== 'records')
   const format = computed(() => preview.value?.format ?? (file.value ? formatOfName(file.value.name) : null))
+
+  /** A CSV or TSV file: the only kind a separator and a decimal mark apply to. */
+  function tabularText(): boolean {
+    const f = format.value
+    return f === 'csv' || f === 'tsv'
+  }
 
   /** The mapping as the API takes it; `guess` leaves it empty so the server proposes one. */
   function requestMapping(): ImportMapping {
@@ -99,7 +107,8 @@ export const useImportStore = defineStore('import', () => {
     try {
       part ??= previewPart(chosen)
       const options = {
-        kind: kind.value, sheet: sheet.value || undefined, delimiter: delimiter.value || undefined, format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping(),
+        kind: kind.value, sheet: sheet.value || undefined, delimiter: delimiter.value || undefined, decimal: tabularText() ? decimal.value : undefined,
+        format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping(),
       }
       const result = await previewImport(auth, await part, options)
       // a newer preview, another file or another project makes this answer stale
@@ -146,6 +155,12 @@ export const useImportStore = defineStore('import', () => {
     void runPreview(true)
   }
 
+  /** Numbers read with the other decimal mark: the same columns, typed again. */
+  function setDecimal(next: '.' | ','): void {
+    decimal.value = next
+    void runPreview(false)
+  }
+
   async function start(): Promise<boolean> {
     const chosen = file.value
     if (!chosen || starting.value) return false
@@ -157,7 +172,9 @@ export const useImportStore = defineStore('import', () => {
     try {
       // the separator the preview was read with, so that the import reads the columns it showed
       const separator = delimiter.value || preview.value?.delimiter || undefined
-      const options = { kind: kind.value, sheet: sheet.value || undefined, delimiter: separator, format: format.value ?? undefined, onError: onError.value, dedupe: dedupe.value }
+      const options = {
+        kind: kind.value, sheet: sheet.value || undefined, delimiter: separator, decimal: tabularText() ? decimal.value : undefined, format: format.value ?? undefined, onError: onError.value, dedupe: dedupe.value,
+      }
       const job = await startImport(auth, chosen, tabular.value ? { ...options, mapping: requestMapping() } : options, {
         onProgress: (p) => (upload.value = p),
         signal: uploadAbort.signal,
@@ -188,6 +205,7 @@ export const useImportStore = defineStore('import', () => {
     kind.value = 'events'
     sheet.value = ''
     delimiter.value = ''
+    decimal.value = '.'
     Object.assign(mapping, emptyMapping())
     preview.value = null
     previewState.value = 'idle'
@@ -196,7 +214,7 @@ export const useImportStore = defineStore('import', () => {
   }
 
   return {
-    file, kind, sheet, delimiter, mapping, onError, dedupe, preview, previewState, previewError, upload, starting, startError, tabular, format,
-    choose, setKind, setSheet, setDelimiter, refresh, start, stopUpload, reset,
+    file, kind, sheet, delimiter, decimal, mapping, onError, dedupe, preview, previewState, previewError, upload, starting, startError, tabular, format,
+    choose, setKind, setSheet, setDelimiter, setDecimal, refresh, start, stopUpload, reset,
   }
 })
