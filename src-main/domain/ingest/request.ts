@@ -59,7 +59,7 @@ function delimiterOf(value: unknown, format: Format, file: string): string | und
   const delimited = format === 'csv' || format === 'tsv'
   if (value === undefined || value === '') return !delimited ? undefined : format === 'tsv' ? '\t' : detectDelimiter(file)
   if (!delimited) throw badParam('delimiter', `delimiter applies to csv and tsv files, not ${format}`)
-  const d = typeof value === 'string' ? DELIMITERS[value] : undefined
+  const d = typeof value === 'string' && Object.hasOwn(DELIMITERS, value) ? DELIMITERS[value] : undefined
   if (d === undefined) throw badParam('delimiter', 'delimiter must be one of , ; | or a tab (or comma, semicolon, pipe, tab)')
   return d
 }
