@@ -96,12 +96,12 @@ function detectEncoding(bytes: Buffer): Encoding {
   }
 }
 
-/** The first bytes of a text file as text, from its first line that is not blank. */
-function firstText(file: string): string {
+/** The first bytes of a text file as text, from its first line that is not blank, and their encoding. */
+function firstText(file: string): { text: string; encoding: Encoding } {
   const bytes = textHead(file)
   const encoding = detectEncoding(bytes)
   const text = encoding === 'utf-16' ? bytes.toString('utf16le') : bytes.toString(encoding === 'latin-1' ? 'latin1' : 'utf8')
-  return text.replace(/^\uFEFF/, '').replace(/^\s*\n/, '')
+  return { text: text.replace(/^\uFEFF/, '').replace(/^\s*\n/, ''), encoding }
 }
 
 /**
@@ -110,7 +110,7 @@ function firstText(file: string): string {
  * decimal mark is a comma separates cells with semicolons.
  */
 export function detectDelimiter(file: string): string {
-  const line = firstText(file)
+  const line = firstText(file).text
   const counts = new Map<string, number>([[',', 0], [';', 0], ['\t', 0], ['|', 0]])
   let quoted = false
   for (const ch of line) {
@@ -160,8 +160,9 @@ async function stageJson(conn: DuckDBConnection, file: string, limit?: number): 
 async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit?: number): Promise<void> {
   const { sql, lines } = previewHead(limit)
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
-  if (firstText(file).trim() === '') throw badParam('file', 'the file is empty: a CSV or TSV file starts with its header line')
-  const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(detectEncoding(textHead(file)))},
+  const { text, encoding } = firstText(file)
+  if (text.trim() === '') throw badParam('file', 'the file is empty: a CSV or TSV file starts with its header line')
+  const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(encoding)},
                   compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}${options})`
   try {
     await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
