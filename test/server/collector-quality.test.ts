@@ -111,6 +111,20 @@ describe('the collector with the real SDK records: nothing is lost silently', ()
     expect((await problems('?limit=1')).examples).toHaveLength(1)
   })
 
+  it('stores a record whose xcontext is not an object or has a key that cannot be a property, noting what was left out', async () => {
+    await s.call('DELETE', '/uba/api/ingest/problems', { headers: shop })
+    const res = await upload([
+      { appid: 'shop', xwho: 'k1', xwhat: 'tap', xwhen: 1717200000000, xcontext: 'oops' },
+      record('k2', 'tap', { 'bad-key': 1, xwho: 'k3' }),
+    ])
+    expect(res.body).toMatchObject({ received: 2, stored: 2, rejected: 0, valuesDropped: 2 })
+    expect(res.body.dropped).toEqual([
+      { row: 1, property: 'xcontext', value: '"oops"', reason: 'must be an object' },
+      { row: 2, property: 'xcontext', value: 'bad-key', reason: 'has a property id that is not letters, digits and _ (optionally after $) or is longer than 125 characters' },
+    ])
+    expect(await warehouseRows(s, 'shop', "SELECT xwho FROM event_vd WHERE xwhat = 'tap' ORDER BY xwho")).toEqual([{ xwho: 'k1' }, { xwho: 'k2' }])
+  })
+
   it('keeps the counts whole, a few examples per upload, and cuts long records', async () => {
     await s.call('DELETE', '/uba/api/ingest/problems', { headers: shop })
     const long = 'x'.repeat(2000)
