@@ -25,7 +25,8 @@ export const useIngestProblemsStore = defineStore('ingestProblems', () => {
 
   async function load(): Promise<void> {
     const auth = session.projectAuth
-    if (!auth.appKey) return
+    // the token arrives with the project list after a reload: asking before it would be a 401
+    if (!auth.appKey || !auth.token) return
     if (owner.value !== auth.appKey) state.value = 'loading'
     try {
       const next = await getProblemLog(auth)
