@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importAndWait, fixture, newProject, warehouseRows } from '../helpers/ingest'
 import { rawRequest } from '../helpers/raw'
+import { EXAMPLES_KEPT, logBatchProblems } from '../../src-main/domain/ingest/problems'
 import { eventually, startTestServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -149,5 +150,29 @@ describe('the collector with the real SDK records: nothing is lost silently', ()
 
   it('answers 401 without the project credentials', async () => {
     expect((await s.call('GET', '/uba/api/ingest/problems')).status).toBe(401)
+  })
+})
+
+describe('the data quality log', () => {
+  it(`keeps the newest ${EXAMPLES_KEPT} examples of a project, and every count`, async () => {
+    const meta = s.app.ctx.meta
+    await s.call('DELETE', '/uba/api/ingest/problems', { headers: shop })
+    const example = (i: number) => ({ row: i, kind: 'dropped' as const, property: 'price', value: String(i), reason: 'is not a number', lib: 'JS', libVersion: '1', record: `{"n":${i}}` })
+    for (let batch = 0; batch < 3; batch++) {
+      const examples = Array.from({ length: 400 }, (_, i) => example(batch * 400 + i))
+      logBatchProblems(meta, 'shop', { counts: [{ kind: 'dropped', property: 'price', reason: 'is not a number', count: 400 }], examples }, 1_000 + batch)
+    }
+    const log = await problems(`?limit=${EXAMPLES_KEPT}`)
+    expect(log.counts).toEqual([{ kind: 'dropped', property: 'price', reason: 'is not a number', count: 1200, records: 1200, lastTime: 1002 }])
+    expect(log.examples).toHaveLength(EXAMPLES_KEPT)
+    expect(log.examples[0].value).toBe('1199')
+    expect(log.examples[EXAMPLES_KEPT - 1].value).toBe('200')
+    expect(meta.prepare("SELECT count(*) FROM ingest_problems WHERE app_key = 'shop'").pluck().get()).toBe(EXAMPLES_KEPT)
+  })
+
+  it('answers 400 naming limit when it is out of range', async () => {
+    const res = await s.call('GET', '/uba/api/ingest/problems?limit=5000', { headers: shop })
+    expect(res.status).toBe(400)
+    expect(res.body.data).toEqual(['limit'])
   })
 })
