@@ -82,12 +82,15 @@ export function problemStruct(c: Check): string {
 
 /**
  * The collector's notes of a record (the `_notes` column of norm in lenient mode): the problem of
- * every failing check, as a list. The record itself is stored; these values are left out of it.
+ * every failing check, as a list (NULL when none fails). The record itself is stored; these values
+ * are left out of it.
  */
 export function notesList(checks: Check[], first?: string): string {
   const arms = [...(first ? [first] : []), ...checks.map((c) => `CASE WHEN ${c.when} THEN ${problemStruct(c)} END`)]
-  if (arms.length === 0) return '[]::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)[]'
-  return `list_filter([${arms.join(', ')}], x -> x IS NOT NULL)`
+  if (arms.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)[]'
+  // almost every record has no note: the list is built only for those that have one (else NULL)
+  const any = [...(first ? [`${first} IS NOT NULL`] : []), ...checks.map((c) => `(${c.when})`)].join(' OR ')
+  return `CASE WHEN ${any} THEN list_filter([${arms.join(', ')}], x -> x IS NOT NULL) END`
 }
 
 /** The checks every record goes through: user id, event id, time (spec-notes limits). */
