@@ -64,6 +64,14 @@ describe('the collector with the real SDK records: nothing is lost silently', ()
     expect(await problems()).toEqual({ total: 0, lastTime: null, counts: [], examples: [] })
   })
 
+  it('an unset with the SDK presets in xcontext unsets only the properties it names', async () => {
+    const res = await upload([record('u9', '$profile_set', { city: 'Oslo' }, 1717200000000), record('u9', '$profile_unset', { city: '' }, 1717200001000)])
+    expect(res.body).toMatchObject({ received: 2, rejected: 0, valuesDropped: 0 })
+    expect(await warehouseRows(s, 'shop', `SELECT city, "$lib" AS lib, "$platform" AS platform, "$is_login" AS is_login FROM profile_vd WHERE xwho = 'u9'`)).toEqual([
+      { city: null, lib: 'JS', platform: 'JS', is_login: false },
+    ])
+  })
+
   it('stores an event without a value of the wrong type, and logs what was left out', async () => {
     const res = await upload([
       record('u1', 'buy', { price: 10, item: 'pen' }),
@@ -88,7 +96,7 @@ describe('the collector with the real SDK records: nothing is lost silently', ()
   it('an increment of a property that is not a number leaves that value out, not the record', async () => {
     const res = await upload([record('u1', '$profile_increment', { age: 1, tags: 5 })])
     expect(res.body).toMatchObject({ stored: 1, rejected: 0, valuesDropped: 1, dropped: [{ row: 1, property: 'tags', value: '5', reason: 'is not an array<string>' }] })
-    expect(await warehouseRows(s, 'shop', 'SELECT age, tags FROM profile_vd')).toEqual([{ age: 36, tags: ['a', 'b', 'c'] }])
+    expect(await warehouseRows(s, 'shop', "SELECT age, tags FROM profile_vd WHERE xwho = 'u1'")).toEqual([{ age: 36, tags: ['a', 'b', 'c'] }])
   })
 
   it('refuses only a record without a usable xwho, and logs it with its SDK', async () => {

@@ -35,6 +35,8 @@ const IS_EVENT = '__event'
 const IS_VALUE_OP = '__value_op'
 /** Transport flags, not properties of a user. */
 const NOT_USER_PROPERTIES = new Set(['$debug'])
+/** What the SDKs put in every record's xcontext, unset records included: there they name nothing to unset. */
+const SDK_PRESETS = new Set(['$lib', '$lib_version', '$platform', '$is_login', '$debug', '$time_calibrated'])
 /** A line that holds something: trim() copies the line, so only lines not starting with { pay for it. */
 const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <> '' END"
 /** A record's xwhat when it is a JSON string (NULL for a line that is not a JSON object). */
@@ -166,7 +168,7 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
   const user = propertyPlans(userKeys, known.user, await inferNew(conn, userKeys, known.user, CLASS_OF.valueOp), NOT_USER_PROPERTIES, event.length)
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
-  const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
+  const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !SDK_PRESETS.has(id))
   const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0]))
   await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate, lenient)))
   return { event, user, unset: unset.map(([id]) => id) }
