@@ -38,6 +38,7 @@ describe('Import view: data quality', () => {
 
     const { page, problems } = await openView(browser, server, 'Import')
     await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
+    await page.getByTestId('quality-notice').filter({ hasText: 'refused or left out SDK data 3 times' }).waitFor()
     const card = page.getByTestId('data-quality')
     await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
     const counts = card.getByTestId('data-quality-counts')
@@ -53,6 +54,14 @@ describe('Import view: data quality', () => {
     await card.scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(RESULTS, 'import-data-quality.png'), fullPage: true })
     await page.screenshot({ path: '/tmp/import-data-quality.png', fullPage: true })
+
+    // and in the dark theme
+    const dark = await openView(browser, server, 'Import', { colorScheme: 'dark' })
+    await dark.page.getByTestId('data-quality-examples').getByText('left out: is not a number').waitFor()
+    await dark.page.getByTestId('data-quality').scrollIntoViewIfNeeded()
+    await dark.page.screenshot({ path: '/tmp/import-data-quality-dark.png' })
+    expect(dark.problems).toEqual([])
+    await dark.page.close()
 
     await card.getByTestId('data-quality-clear').click()
     await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
