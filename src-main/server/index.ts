@@ -11,6 +11,7 @@ import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
+import ingestProblemRoutes from './routes/ingestProblems'
 import memberRoutes from './routes/members'
 import metaRoutes from './routes/meta'
 import peopleRoutes from './routes/people'
@@ -92,6 +93,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(importRoutes, ctx)
   await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
+  await app.register(ingestProblemRoutes, ctx)
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)

@@ -67,7 +67,7 @@ describe('the local collector (/up)', () => {
     expect(await warehouseRows(s, 'app1', "SELECT xwho FROM event_vd WHERE xwhat = 'tap' ORDER BY xwho")).toEqual([{ xwho: 'z1' }, { xwho: 'z2' }])
   })
 
-  it('leaves out records that do not fit, with reasons, and stores the others', async () => {
+  it('leaves out records without a project and values that do not fit, with reasons, and stores the others', async () => {
     const res = await upload(JSON.stringify([
       record('app1', 'r1', 'open', { screen: 5 }),
       { xwho: 'r2', xwhat: 'open', xwhen: 1 },
@@ -75,12 +75,13 @@ describe('the local collector (/up)', () => {
       record('app1', 'r4', 'open', { screen: 'ok' }),
     ]))
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ code: 200, received: 4, stored: 1, rejected: 3 })
+    // issue 16: a value that does not fit is left out of its record, which is stored
+    expect(res.body).toMatchObject({ code: 200, received: 4, stored: 2, rejected: 2, valuesDropped: 1 })
     expect(res.body.problems).toEqual([
-      { row: 1, property: 'screen', value: '5', reason: 'is not a string' },
       { row: 2, property: 'appid', value: null, reason: 'is missing: it names the project' },
       { row: 3, property: 'appid', value: 'nosuch', reason: 'names no project' },
     ])
+    expect(res.body.dropped).toEqual([{ row: 1, property: 'screen', value: '5', reason: 'is not a string' }])
   })
 
   it.each([

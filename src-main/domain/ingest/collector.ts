@@ -5,14 +5,16 @@ import { ProjectStatus, StreamState } from '../platform/projects'
 import { recordReported } from '../schema/plan'
 import { normalize } from './importer'
 import { loadNorm, type Rejection } from './load'
+import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
 import { stageRecordTexts } from './stage'
 import { withWriteLock } from '../writeLock'
 
 /**
  * The local collector: what the SDKs upload, routed by each record's `appid`, stored only while
- * that project's data stream is started. Records are checked exactly like an import (with
- * onError skip: a bad record never blocks the good ones); `$debug` 1 records are checked and not
- * stored.
+ * that project's data stream is started. Records are read leniently: only a record without a
+ * usable identity is refused; a value that does not fit is left out of its record, which is
+ * stored. Everything refused or left out goes to the project's problem log (problems.ts), since
+ * no SDK reads the answer. `$debug` 1 records are checked and not stored.
  */
 
 export interface CollectResult {
@@ -23,6 +25,10 @@ export interface CollectResult {
   debug: number
   /** The first rejected records, with reasons (the record's position in the upload). */
   problems: Rejection[]
+  /** Values left out of stored records because they do not fit their property. */
+  valuesDropped: number
+  /** The first values left out, with reasons (the record's position in the upload). */
+  dropped: Rejection[]
 }
 
 /** How long an upload waits for a project busy with an import before the SDK is told to retry. */
@@ -73,11 +79,17 @@ export async function collect(ctx: DomainContext, records: unknown[]): Promise<C
     if (!row || row.status !== ProjectStatus.normal) {
       for (const r of byProject.get(appKey)!) problems.push({ row: r.index, property: 'appid', value: appKey, reason: 'names no project' })
       byProject.delete(appKey)
-    } else if (row.stream !== StreamState.started) {
-      throw new AppError(503, 503, `the data stream of project ${appKey} is not started; start it (POST /uba/manage/enterprise/projects/${appKey}/stream {"streamSwitch": true}) and send again`)
     }
   }
-  const result: CollectResult = { code: 200, received: records.length, stored: 0, rejected: problems.length, debug: 0, problems }
+  // the developer sees the refused uploads of every stopped project in its problem log
+  const stopped = projects.filter(({ appKey, row }) => row && byProject.has(appKey) && row.stream !== StreamState.started)
+  for (const { appKey } of stopped) logRefusedUpload(ctx.meta, appKey, byProject.get(appKey)!.length)
+  if (stopped.length > 0) {
+    const appKey = stopped[0].appKey
+    throw new AppError(503, 503, `the data stream of project ${appKey} is not started; start it (POST /uba/manage/enterprise/projects/${appKey}/stream {"streamSwitch": true}) and send again`)
+  }
+  const dropped: Rejection[] = []
+  const result: CollectResult = { code: 200, received: records.length, stored: 0, rejected: problems.length, debug: 0, problems, valuesDropped: 0, dropped }
   for (const { appKey, row } of projects) {
     const batch = byProject.get(appKey)
     if (!batch || !row) continue
@@ -85,16 +97,21 @@ export async function collect(ctx: DomainContext, records: unknown[]): Promise<C
     const loaded = await withWriteLock(ctx, appKey, () =>
       ctx.warehouse.withConnection(appKey, row.time_zone, async (conn) => {
         await stageRecordTexts(conn, batch.map((r) => r.text))
-        const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {} })
+        const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true })
         const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false })
         recordReported(ctx.meta, appKey, done.reported)
-        return done
+        const found = await batchProblems(conn)
+        logBatchProblems(ctx.meta, appKey, found)
+        return { ...done, found }
       }), LOCK_WAIT_MS)
     result.stored += loaded.eventsWritten + loaded.profilesChanged
     result.rejected += loaded.rowsRejected
     result.debug += loaded.debugSkipped
+    result.valuesDropped += loaded.found.valuesDropped
     for (const p of loaded.rejected) problems.push({ ...p, row: batch[p.row - 1].index })
+    for (const p of loaded.found.dropped) dropped.push({ ...p, row: batch[p.row - 1].index })
   }
   result.problems = problems.sort((a, b) => a.row - b.row).slice(0, 20)
+  result.dropped = dropped.sort((a, b) => a.row - b.row).slice(0, 20)
   return result
 }

@@ -36,12 +36,13 @@ export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
 
 /**
  * Turns the staged records into `norm`; resolves to what the load will write. Shared by imports,
- * the collector and the preview, so that all three judge records the same way.
+ * the collector and the preview, so that all three judge records the same way; the collector reads
+ * them leniently (`lenient`: a value that does not fit is left out, not its record).
  */
-export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'>) {
+export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'> & { lenient?: boolean }) {
   const known = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
   if (staged === 'stage_records') {
-    const plans = await normalizeRecords(conn, known)
+    const plans = await normalizeRecords(conn, known, spec.lenient)
     return { events: plans.event, users: plans.user, unsetIds: plans.unset }
   }
   const header = await stagedHeader(conn)

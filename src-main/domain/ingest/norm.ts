@@ -6,7 +6,8 @@ import type { TypedRead } from './typing'
  * The normalized table every source is turned into before loading, `norm`:
  *   _row, is_profile, op, xwho, xwhat, xwhen (TIMESTAMPTZ), ds, debug, platform,
  *   "e:<id>" per event property, "u:<id>" per user property, "x:<id>" (unset flags),
- *   _problem STRUCT(property, value, reason) — NULL for a record that loads.
+ *   _problem STRUCT(property, value, reason) — NULL for a record that loads;
+ *   for SDK records read leniently (the collector), `_notes`: the values left out of a stored record.
  * The first failing check gives a record's problem.
  */
 
@@ -70,10 +71,26 @@ export function propertyChecks(p: PropertyPlan, column: string, gate = 'true'): 
 /** CASE over the checks, in order: the first failing check is the record's problem. */
 export function problemCase(checks: Check[]): string {
   if (checks.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)'
-  const arms = checks.map(
-    (c) => `WHEN ${c.when} THEN struct_pack(property := ${literal(c.property)}, value := left(CAST(${c.value} AS VARCHAR), 200), reason := ${literal(c.reason)})`,
-  )
+  const arms = checks.map((c) => `WHEN ${c.when} THEN ${problemStruct(c)}`)
   return `CASE ${arms.join('\n    ')} END`
+}
+
+/** A check's problem as norm stores it: property, the value (at most 200 characters), reason. */
+export function problemStruct(c: Check): string {
+  return `struct_pack(property := ${literal(c.property)}, value := left(CAST(${c.value} AS VARCHAR), 200), reason := ${literal(c.reason)})`
+}
+
+/**
+ * The collector's notes of a record (the `_notes` column of norm in lenient mode): the problem of
+ * every failing check, as a list (NULL when none fails). The record itself is stored; these values
+ * are left out of it.
+ */
+export function notesList(checks: Check[], first?: string): string {
+  const arms = [...(first ? [first] : []), ...checks.map((c) => `CASE WHEN ${c.when} THEN ${problemStruct(c)} END`)]
+  if (arms.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)[]'
+  // almost every record has no note: the list is built only for those that have one (else NULL)
+  const any = [...(first ? [`${first} IS NOT NULL`] : []), ...checks.map((c) => `(${c.when})`)].join(' OR ')
+  return `CASE WHEN ${any} THEN list_filter([${arms.join(', ')}], x -> x IS NOT NULL) END`
 }
 
 /** The checks every record goes through: user id, event id, time (spec-notes limits). */

@@ -3,7 +3,7 @@ import { PROFILE_EVENTS } from '../schema/presets'
 import type { DataType } from '../schema/types'
 import { firstValues, INFERENCE_SAMPLE, inferJson } from './infer'
 import {
-  eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, unsetCol, userCol,
+  eventCol, identityChecks, notesList, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, unsetCol, userCol,
   type Check, type PropertyPlan,
 } from './norm'
 import { literal, unordered } from './sql'
@@ -21,6 +21,10 @@ import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
  * xcontext an object, no bad key) is judged by the value checks alone; only the others go through
  * the structural checks, which parse their line again: those cost a parse per check, and almost
  * every record passes them.
+ *
+ * Read leniently (the collector), only a record without a usable identity (xwho, xwhat, xwhen) or
+ * that is not a JSON object is refused; a value that does not fit is left out of the record, which
+ * is stored, and noted in `_notes` (see norm.ts).
  */
 
 const VALUE_OPS = ['$profile_set', '$profile_set_once', '$profile_increment', '$profile_append']
@@ -31,6 +35,8 @@ const IS_EVENT = '__event'
 const IS_VALUE_OP = '__value_op'
 /** Transport flags, not properties of a user. */
 const NOT_USER_PROPERTIES = new Set(['$debug'])
+/** What the SDKs put in every record's xcontext, unset records included: there they name nothing to unset. */
+const SDK_PRESETS = new Set(['$lib', '$lib_version', '$platform', '$is_login', '$debug', '$time_calibrated'])
 /** A line that holds something: trim() copies the line, so only lines not starting with { pay for it. */
 const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <> '' END"
 /** A record's xwhat when it is a JSON string (NULL for a line that is not a JSON object). */
@@ -153,8 +159,8 @@ export interface RecordPlans {
   unset: string[]
 }
 
-/** Builds `norm` from `stage_records`. */
-export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes): Promise<RecordPlans> {
+/** Builds `norm` from `stage_records`; `lenient` (the collector) stores records without the values that do not fit. */
+export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes, lenient = false): Promise<RecordPlans> {
   const keysBroken = await surveyKeys(conn)
   const eventKeys = group(await keysOf(conn, CLASS_OF.event))
   const userKeys = group(await keysOf(conn, CLASS_OF.valueOp))
@@ -162,9 +168,9 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
   const user = propertyPlans(userKeys, known.user, await inferNew(conn, userKeys, known.user, CLASS_OF.valueOp), NOT_USER_PROPERTIES, event.length)
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
-  const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !NOT_USER_PROPERTIES.has(id))
+  const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !SDK_PRESETS.has(id))
   const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0]))
-  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate)))
+  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate, lenient)))
   return { event, user, unset: unset.map(([id]) => id) }
 }
 
@@ -173,7 +179,7 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
  * parsed into JSON texts (t), the texts (j_*, __t*, and whether each key is there, __f*), the
  * values (__v*), the time, its local day (see localDate.ts), then the columns and the problem.
  */
-function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string): string {
+function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string, lenient: boolean): string {
   const props = [...event, ...user]
   const fields = [...new Set([...props.flatMap((p) => p.keys), ...unset.flatMap(([, keys]) => keys), '$debug', '$platform'])]
   const field = (k: string) => `t.xcontext."${k}"`
@@ -182,7 +188,7 @@ function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysB
   const flags = unset.map(([id, keys]) => `, (${keys.map((k) => `${field(k)} IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`)
   const xwhen = `CASE WHEN ${jsonKind.integer('j_xwhen')} THEN to_timestamp(TRY_CAST(j_xwhen AS BIGINT) / 1000.0)
                       WHEN xwhen_text IS NOT NULL THEN ${eventTime('xwhen_text', false)} END`
-  const c = recordChecks(event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })))
+  const c = recordChecks(event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })), lenient)
   // sure: an object whose xcontext is an object (any key read, else asked) or absent, with good keys
   const sure = [
     "starts_with(j_xwho, '\"')",
@@ -193,13 +199,14 @@ function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysB
   // evaluate a branch only for the rows that reach it, and a CASE condition stops at the first
   // true OR term: the line is parsed again only for the records no key was read from.
   const problem = `COALESCE(CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(c.shape)} END, ${problemCase(c.values)})`
+  const notes = lenient ? `, ${notesList(c.notes, `CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(c.xcontextNotes)} END`)} AS _notes` : ''
   return `CREATE OR REPLACE TEMP TABLE norm AS
     SELECT _row, NOT __event AS is_profile, CASE WHEN NOT __event THEN xwhat END AS op,
            xwho, xwhat, xwhen, ${dayOfDate('__date')} AS ds, debug, platform
-           ${event.map((p, i) => `, ${valueCol(i)} AS ${eventCol(p.id)}`).join('')}
-           ${user.map((p, i) => `, ${valueCol(event.length + i)} AS ${userCol(p.id)}`).join('')}
+           ${event.map((p, i) => `, ${kept(p, valueCol(i), lenient)} AS ${eventCol(p.id)}`).join('')}
+           ${user.map((p, i) => `, ${applicable(p, kept(p, valueCol(event.length + i), lenient))} AS ${userCol(p.id)}`).join('')}
            ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
-           , ${problem} AS _problem
+           , ${problem} AS _problem ${notes}
     FROM (SELECT *, ${localDate('xwhen')} AS __date
     FROM (SELECT *, ${xwhen} AS xwhen, NOT list_contains(${PROFILE_LIST}, xwhat) AS __event, list_contains(${VALUE_OP_LIST}, xwhat) AS __value_op
     FROM (SELECT _row, line, j_xwho, j_xwhen ${fields.map((_, i) => `, __f${i}`).join('')},
@@ -215,6 +222,24 @@ function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysB
     FROM (SELECT rowid + 1 AS _row, line, try(from_json(line, ${literal(struct)})) AS t FROM stage_records WHERE ${NOT_BLANK})))))`
 }
 
+/**
+ * A value as stored. Read leniently, an array over the limits is left out (a value that does not
+ * fit its type reads as NULL already, see typing.ts); read strictly, such a record is rejected.
+ */
+function kept(p: Read, v: string, lenient: boolean): string {
+  const limits = lenient && p.type === 'array<string>' ? propertyChecks(p, v).slice(1) : []
+  return limits.length === 0 ? v : `CASE WHEN ${limits.map((l) => l.when).join(' OR ')} THEN NULL ELSE ${v} END`
+}
+
+/** Increment applies to numbers and append to arrays: other values of those records are not applied (nor carried). */
+function applicable(p: Read, v: string): string {
+  const cannot = [...(p.type === 'number' ? [] : ["'$profile_increment'"]), ...(p.type === 'array<string>' ? [] : ["'$profile_append'"])]
+  return `CASE WHEN xwhat IN (${cannot.join(', ')}) THEN NULL ELSE ${v} END`
+}
+
+/** A preset ($) property in an increment or append record: the SDKs put them in every record; not applied, not a problem. */
+const isPreset = (p: Read) => p.id.startsWith('$')
+
 /** The line's xcontext keys, for the checks of a record that is not sure: a parse per use. */
 const KEYS = "try(json_keys(line, '$.xcontext'))"
 
@@ -222,9 +247,11 @@ const KEYS = "try(json_keys(line, '$.xcontext'))"
  * The checks in the order their reasons win: the shape of the record and its identity (`shape`),
  * then the identity and the property values (`values`). The identity checks are in both: they come
  * between shape checks. The values checks are cheap and run for every record; the shape checks
- * parse the line again, and run only for a record that is not sure.
+ * parse the line again, and run only for a record that is not sure. Read leniently, the checks of
+ * xcontext (`xcontextNotes`, for a record that is not sure) and of the values (`notes`) do not
+ * refuse the record: they note what is left out of it.
  */
-function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: string }[]): { shape: Check[]; values: Check[] } {
+function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: string }[], lenient: boolean) {
   const kind = 'json_type(TRY_CAST(line AS JSON))'
   const xcKind = "try(json_type(line, '$.xcontext'))"
   const k = keyChecks(KEYS)
@@ -232,20 +259,21 @@ function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: strin
   const properties: Check[] = [
     ...event.flatMap(({ p, v }) => propertyChecks(p, v, IS_EVENT)),
     ...user.flatMap(({ p, v }) => propertyChecks(p, v, IS_VALUE_OP)),
-    ...user.filter(({ p }) => p.type !== 'number').map(({ p, v }) => ({
+    ...user.filter(({ p }) => p.type !== 'number' && !isPreset(p)).map(({ p, v }) => ({
       when: `xwhat = '$profile_increment' AND ${v} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not a number property: only numbers can be incremented',
     })),
-    ...user.filter(({ p }) => p.type !== 'array<string>').map(({ p, v }) => ({
+    ...user.filter(({ p }) => p.type !== 'array<string>' && !isPreset(p)).map(({ p, v }) => ({
       when: `xwhat = '$profile_append' AND ${v} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not an array<string> property: only arrays can be appended to',
     })),
   ]
-  const shape: Check[] = [
+  const record: Check[] = [
     { when: `${kind} IS NULL`, property: 'record', value: 'line', reason: 'is not valid JSON' },
     { when: `${kind} <> 'OBJECT'`, property: 'record', value: 'line', reason: 'is not a JSON object' },
     { when: "j_xwho IS NOT NULL AND NOT starts_with(j_xwho, '\"')", property: 'xwho', value: 'j_xwho', reason: 'must be a string' },
-    ...identity,
+  ]
+  const xcontext: Check[] = [
     { when: `${xcKind} IS NOT NULL AND ${xcKind} NOT IN ('OBJECT', 'NULL')`, property: 'xcontext', value: "CAST(try(line->'$.xcontext') AS VARCHAR)", reason: 'must be an object' },
-    { when: k.tooMany, property: 'xcontext', value: `len(${KEYS})`, reason: 'has more than 300 properties' },
+    ...(lenient ? [] : [{ when: k.tooMany, property: 'xcontext', value: `len(${KEYS})`, reason: 'has more than 300 properties' }]),
     {
       when: k.invalid,
       property: 'xcontext',
@@ -254,5 +282,6 @@ function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: strin
     },
     { when: k.reserved, property: 'xcontext', value: `CAST(${KEYS} AS VARCHAR)`, reason: 'uses a reserved id (distinct_id, xwho, xwhat, xwhen, ds) as a property' },
   ]
-  return { shape, values: [...identity, ...properties] }
+  if (lenient) return { shape: [...record, ...identity], values: identity, xcontextNotes: xcontext, notes: properties }
+  return { shape: [...record, ...identity, ...xcontext], values: [...identity, ...properties], xcontextNotes: [], notes: [] }
 }

@@ -279,4 +279,34 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'ingest problems: what the collector refused or left out, per project',
+    sql: `
+      CREATE TABLE ingest_problem_counts (
+        app_key   TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        kind      TEXT NOT NULL CHECK (kind IN ('refused', 'dropped', 'upload')),
+        property  TEXT NOT NULL,
+        reason    TEXT NOT NULL,
+        count     INTEGER NOT NULL,
+        records   INTEGER NOT NULL,
+        last_time INTEGER NOT NULL,
+        PRIMARY KEY (app_key, kind, property, reason)
+      );
+
+      CREATE TABLE ingest_problems (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key     TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        time        INTEGER NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('refused', 'dropped')),
+        property    TEXT NOT NULL,
+        value       TEXT,
+        reason      TEXT NOT NULL,
+        lib         TEXT,
+        lib_version TEXT,
+        record      TEXT NOT NULL
+      );
+      CREATE INDEX ingest_problems_by_project ON ingest_problems (app_key, id);
+    `,
+  },
 ]

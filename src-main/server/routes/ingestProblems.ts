@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify'
+import type { DomainContext } from '../../domain/context'
+import { clearProblemLog, EXAMPLES_KEPT, EXCERPT_CHARS, problemLog, STREAM_STOPPED } from '../../domain/ingest/problems'
+import { projectSecurity, responses, successSchema } from '../schemas/common'
+
+const kind = { type: 'string', enum: ['refused', 'dropped', 'upload'], description: 'refused: a record not stored; dropped: a value left out of a stored record; upload: a whole upload refused.' }
+
+const logSchema = {
+  type: 'object',
+  required: ['total', 'lastTime', 'counts', 'examples'],
+  properties: {
+    total: { type: 'integer', description: 'Every problem counted: records refused, values left out, uploads refused.' },
+    lastTime: { type: ['integer', 'null'], description: 'When the latest problem happened (epoch ms); null for an empty log.' },
+    counts: {
+      type: 'array',
+      description: 'One entry per kind, property and reason, the latest first; never cut.',
+      items: {
+        type: 'object',
+        properties: {
+          kind,
+          property: { type: 'string' },
+          reason: { type: 'string' },
+          count: { type: 'integer', description: 'Records (for kind upload: uploads) with this problem.' },
+          records: { type: 'integer', description: 'For kind upload, the records the refused uploads held; else equal to count.' },
+          lastTime: { type: 'integer', description: 'Epoch ms.' },
+        },
+      },
+    },
+    examples: {
+      type: 'array',
+      description: 'The newest examples of refused records and values left out (the uploads refused whole are counted only).',
+      items: {
+        type: 'object',
+        properties: {
+          time: { type: 'integer', description: 'Epoch ms.' },
+          kind: { type: 'string', enum: ['refused', 'dropped'] },
+          property: { type: 'string' },
+          value: { type: ['string', 'null'] },
+          reason: { type: 'string' },
+          lib: { type: ['string', 'null'], description: 'The SDK: the record\'s $lib.' },
+          libVersion: { type: ['string', 'null'], description: 'The record\'s $lib_version.' },
+          record: { type: 'string', description: `The record as received, at most ${EXCERPT_CHARS} characters.` },
+        },
+      },
+    },
+  },
+} as const
+
+/** The ingestion problem log of a project (a UBA Desk addition): what the collector refused or left out. */
+export default async function ingestProblemRoutes(app: FastifyInstance, ctx: DomainContext): Promise<void> {
+  app.get<{ Querystring: { limit: number } }>('/uba/api/ingest/problems', {
+    config: { auth: 'project' },
+    schema: {
+      tags: ['collector'],
+      summary: 'What the collector refused or left out (data quality)',
+      description: `The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind \`refused\`), values left out of stored records because they do not fit their property's type (kind \`dropped\`), and uploads refused whole while the project's data stream is stopped (kind \`upload\`, reason "${STREAM_STOPPED}"). Counts per kind, property and reason are never cut; the newest ${EXAMPLES_KEPT} examples are kept, at most 10 per reason from one upload. File imports report their rejected records in their job instead.`,
+      security: projectSecurity,
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 0, maximum: EXAMPLES_KEPT, default: 100, description: 'How many examples, newest first.' } } },
+      response: responses(logSchema, [400, 401]),
+    },
+  }, async (request) => problemLog(ctx.meta, request.project.appKey, request.query.limit))
+
+  app.delete('/uba/api/ingest/problems', {
+    config: { auth: 'project' },
+    schema: {
+      tags: ['collector'],
+      summary: 'Clear the data quality log',
+      description: 'Empties the counts and examples of the project\'s ingestion problem log; stored data is not touched.',
+      security: projectSecurity,
+      response: responses(successSchema, [401]),
+    },
+  }, async (request) => {
+    clearProblemLog(ctx.meta, request.project.appKey)
+    return { success: 0 }
+  })
+}

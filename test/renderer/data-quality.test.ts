@@ -1,0 +1,73 @@
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import { rawRequest } from '../helpers/raw'
+import { eventually, type TestServer } from '../helpers/server'
+
+let server: TestServer
+let browser: Browser
+let stop: () => Promise<void>
+
+beforeAll(async () => {
+  ;({ server, browser, stop } = await startBrowserTest())
+})
+
+afterAll(() => stop?.())
+
+const PRESETS = { $lib: 'Android', $lib_version: '4.5.1', $platform: 'Android', $is_login: false, $debug: 0, $time_calibrated: true }
+
+async function upload(records: unknown[]): Promise<{ status: number; body: any }> {
+  return rawRequest(server.app.port, 'POST', '/up', { host: `127.0.0.1:${server.app.port}`, 'content-type': 'application/json' }, JSON.stringify(records))
+}
+
+async function stream(appKey: string, on: boolean): Promise<void> {
+  const x = { xtoken: server.creds.xtoken }
+  await server.call('POST', `/uba/manage/enterprise/projects/${appKey}/stream`, { headers: x, body: { streamSwitch: on } })
+  await eventually(async () => (await server.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.stream === (on ? 2 : 0))
+}
+
+describe('Import view: data quality', () => {
+  it('shows what the collector refused or left out, with the SDK and the record, and clears it', async () => {
+    const appKey = server.project.appKey
+    const rec = (xwho: string | null, xcontext: Record<string, unknown>) => ({ appid: appKey, ...(xwho ? { xwho } : {}), xwhat: 'buy', xwhen: 1717200000000, xcontext: { ...PRESETS, ...xcontext } })
+    expect((await upload([rec('a1', { price: 1 })])).status).toBe(503)
+    await stream(appKey, true)
+    const res = await upload([rec('a1', { price: 3 }), rec('a2', { price: 'three' }), rec(null, { price: 4 })])
+    expect(res.body).toMatchObject({ stored: 2, rejected: 1, valuesDropped: 1 })
+
+    const { page, problems } = await openView(browser, server, 'Import')
+    await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
+    await page.getByTestId('quality-notice').filter({ hasText: 'refused or left out SDK data 3 times' }).waitFor()
+    const card = page.getByTestId('data-quality')
+    await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
+    const counts = card.getByTestId('data-quality-counts')
+    await counts.getByText('Upload refused').waitFor()
+    await counts.getByText('1 upload (1 record)').waitFor()
+    await counts.getByText('Value left out').waitFor()
+    await counts.getByText('Record refused').waitFor()
+    const examples = card.getByTestId('data-quality-examples')
+    await examples.getByText('left out: is not a number').waitFor()
+    await examples.getByText('refused: is missing').waitFor()
+    expect(await examples.getByText('4.5.1', { exact: true }).count()).toBe(2)
+    await examples.getByText('"xwho":"a2"', { exact: false }).waitFor()
+    await card.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(RESULTS, 'import-data-quality.png'), fullPage: true })
+    await page.screenshot({ path: '/tmp/import-data-quality.png', fullPage: true })
+
+    // and in the dark theme
+    const dark = await openView(browser, server, 'Import', { colorScheme: 'dark' })
+    await dark.page.getByTestId('data-quality-examples').getByText('left out: is not a number').waitFor()
+    await dark.page.getByTestId('data-quality').scrollIntoViewIfNeeded()
+    await dark.page.screenshot({ path: '/tmp/import-data-quality-dark.png' })
+    expect(dark.problems).toEqual([])
+    await dark.page.close()
+
+    await card.getByTestId('data-quality-clear').click()
+    await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
+    await card.getByText('Nothing refused or left out').waitFor()
+    await page.waitForFunction(`!document.querySelector('[data-testid="nav-quality-badge"]')`)
+    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.total).toBe(0)
+    expect(problems).toEqual([])
+  })
+})
