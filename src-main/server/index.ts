@@ -9,6 +9,7 @@ import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
+import collectorSettingsRoutes from './routes/collectorSettings'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
 import memberRoutes from './routes/members'
@@ -92,6 +93,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(importRoutes, ctx)
   await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
+  await app.register(collectorSettingsRoutes, ctx)
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)
