@@ -12,6 +12,7 @@ import { failInterruptedJobs } from './domain/ingest/jobs'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
+import { buildCollectorServer } from './server/collectorServer'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
@@ -33,6 +34,8 @@ export interface AppOptions {
   /** DuckDB threads and memory limit per project database. */
   threads?: number
   memoryLimit?: string
+  /** A second listener serving the collector (/up) alone, on any address (e.g. 0.0.0.0 for phones on the LAN). */
+  collectorListen?: { host: string; port: number }
 }
 
 export interface RunningApp {
@@ -40,6 +43,8 @@ export interface RunningApp {
   port: number
   ctx: DomainContext
   server: FastifyInstance
+  /** The second listener's /up address (as listened on), when there is one. */
+  collectorUrl?: string
   credentials(): Credentials
   /** Stops accepting requests, lets running ones finish, then closes both databases. */
   close(): Promise<void>
@@ -64,6 +69,13 @@ export function credentialsOf(ctx: DomainContext): Credentials {
   return { xtoken: platformToken(ctx.meta), projects: projectCredentials(ctx) }
 }
 
+/** http://host:port of a listening server (an IPv6 host in brackets). */
+function urlOf(server: FastifyInstance): string {
+  const address = server.server.address()
+  if (typeof address !== 'object' || !address) return ''
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+}
+
 /** How long shutdown waits for in-flight requests before it cuts their connections. */
 const CLOSE_GRACE_MS = 3000
 
@@ -72,6 +84,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const host = options.host ?? '127.0.0.1'
   if (!isLoopbackHost(host)) throw new Error(`refusing to listen on ${host}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed`)
   let server: FastifyInstance | undefined
+  let collectorServer: FastifyInstance | undefined
   let stopScheduler = () => {}
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
   try {
@@ -81,9 +94,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
     await server.listen({ host, port: options.port ?? 0 })
+    if (options.collectorListen) {
+      collectorServer = await buildCollectorServer(ctx, { logger: options.logger })
+      await collectorServer.listen(options.collectorListen)
+    }
     // resumes interrupted cohort and tag computations, catches up missed daily recomputes
     stopScheduler = startCohortScheduler(ctx)
   } catch (err) {
+    await collectorServer?.close()
     await server?.close()
     await ctx.background.idle()
     await ctx.warehouse.close()
@@ -94,20 +112,25 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const port = typeof address === 'object' && address ? address.port : 0
   const urlHost = host === '::1' ? '[::1]' : host
   const running = server
+  const collector = collectorServer
   let closing: Promise<void> | undefined
   return {
     url: `http://${urlHost}:${port}`,
     port,
     ctx,
     server: running,
+    collectorUrl: collector ? `${urlOf(collector)}/up` : undefined,
     credentials: () => credentialsOf(ctx),
     close: () => {
       closing ??= (async () => {
         stopScheduler()
         // in-flight requests get a moment to finish; a client that stopped reading (a stalled
         // download, an abandoned stream) must not hold the app open, so then every socket is cut
-        const grace = setTimeout(() => running.server.closeAllConnections(), CLOSE_GRACE_MS)
-        await running.close()
+        const grace = setTimeout(() => {
+          running.server.closeAllConnections()
+          collector?.server.closeAllConnections()
+        }, CLOSE_GRACE_MS)
+        await Promise.all([running.close(), collector?.close()])
         clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()

@@ -4,7 +4,7 @@ import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
 import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
-import { installErrorHandling } from './errors'
+import { answerMalformedRequest, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
@@ -47,12 +47,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // a request the HTTP parser cannot read still gets the spec's body
-    clientErrorHandler: (_err, socket) => {
-      if (!socket.writable) return
-      const body = JSON.stringify({ code: 400, msg: 'malformed HTTP request', data: null })
-      socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
-    },
+    clientErrorHandler: answerMalformedRequest,
   })
   app.setValidatorCompiler(validatorCompiler)
 

@@ -18,6 +18,12 @@ export interface DoorOptions {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const COLLECTOR_TYPES = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded'])
 
+/** The collector's bodies: JSON, plain text or a form, as the SDKs send them. */
+export function collectorBodyRefusal(request: FastifyRequest): AppError | null {
+  if (!WRITE_METHODS.has(request.method) || !hasBody(request) || COLLECTOR_TYPES.has(mediaType(request))) return null
+  return new AppError(415, 415, 'the collector accepts application/json, text/plain or application/x-www-form-urlencoded bodies', ['Content-Type'])
+}
+
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length']
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined
@@ -59,10 +65,11 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
     if (request.headers['sec-fetch-site'] === 'cross-site' && !collector) {
       return new AppError(400, 400, 'cross-site requests are not accepted', ['Origin'])
     }
+    if (collector) return collectorBodyRefusal(request)
     if (WRITE_METHODS.has(request.method) && hasBody(request)) {
       const type = mediaType(request)
       const multipart = config?.multipart === true
-      const accepted = type === 'application/json' || (multipart && type === 'multipart/form-data') || (collector && COLLECTOR_TYPES.has(type))
+      const accepted = type === 'application/json' || (multipart && type === 'multipart/form-data')
       if (!accepted) {
         const what = multipart ? 'application/json or multipart/form-data bodies' : 'application/json bodies only'
         return new AppError(415, 415, `this endpoint accepts ${what}`, ['Content-Type'])

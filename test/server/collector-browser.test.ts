@@ -44,27 +44,29 @@ describe('a page on another origin uploads to the collector', () => {
     page.on('pageerror', (err) => problems.push(err.message))
     await page.goto(siteUrl)
     const up = `${s.url}/up?appid=web`
-    const outcome = await page.evaluate(
-      async ({ up, beacon, image, xhr }) => {
-        const queued = navigator.sendBeacon(up, JSON.stringify(beacon))
-        const loaded = await new Promise<string>((resolve) => {
-          const img = new Image(1, 1)
-          img.onload = () => resolve('load')
-          img.onerror = () => resolve('error')
-          const data = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(image))))
-          img.src = `${up}&data=${encodeURIComponent(data)}&send_type=abc`
-        })
-        const answer = await new Promise<{ status: number; text: string }>((resolve) => {
-          const request = new XMLHttpRequest()
-          request.open('POST', up, true)
-          request.setRequestHeader('Content-Type', 'application/x-www-form-urlencoded')
-          request.onloadend = () => resolve({ status: request.status, text: request.responseText })
-          request.send(JSON.stringify(xhr))
-        })
-        return { queued, loaded, answer }
-      },
-      { up, beacon: [sdkRecord('web', 'b1', 'beacon_sent')], image: [sdkRecord('web', 'i1', 'image_sent', { title: 'Café' })], xhr: [sdkRecord('web', 'x1', 'xhr_sent')] },
-    )
+    const beacon = [sdkRecord('web', 'b1', 'beacon_sent')]
+    const image = [sdkRecord('web', 'i1', 'image_sent', { title: 'Café' })]
+    const xhr = [sdkRecord('web', 'x1', 'xhr_sent')]
+    // the browser SDK's three transports, in the page (a string: the test is typed without the DOM)
+    const outcome = await page.evaluate<{ queued: boolean; loaded: string; answer: { status: number; text: string } }>(`(async () => {
+      const up = ${JSON.stringify(up)}
+      const queued = navigator.sendBeacon(up, ${JSON.stringify(JSON.stringify(beacon))})
+      const loaded = await new Promise((resolve) => {
+        const img = new Image(1, 1)
+        img.onload = () => resolve('load')
+        img.onerror = () => resolve('error')
+        const data = btoa(String.fromCharCode(...new TextEncoder().encode(${JSON.stringify(JSON.stringify(image))})))
+        img.src = up + '&data=' + encodeURIComponent(data) + '&send_type=abc'
+      })
+      const answer = await new Promise((resolve) => {
+        const request = new XMLHttpRequest()
+        request.open('POST', up, true)
+        request.setRequestHeader('Content-Type', 'application/x-www-form-urlencoded')
+        request.onloadend = () => resolve({ status: request.status, text: request.responseText })
+        request.send(${JSON.stringify(JSON.stringify(xhr))})
+      })
+      return { queued, loaded, answer }
+    })()`)
     expect(outcome.queued).toBe(true)
     // the GIF loads: the SDK's success callback, and no CORP block in the console
     expect(outcome.loaded).toBe('load')
@@ -82,11 +84,12 @@ describe('a page on another origin uploads to the collector', () => {
     await s.call('POST', '/uba/manage/enterprise/projects/web/collector', { headers: { xtoken: s.creds.xtoken }, body: { allowedOrigins: ['https://shop.example'] } })
     const page = await browser.newPage()
     await page.goto(siteUrl)
-    const statuses = await page.evaluate(async ({ base, record }) => {
-      const post = await fetch(`${base}/up?appid=web`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(record) }).then((r) => r.status, () => 'blocked')
-      const api = await fetch(`${base}/uba/manage/enterprise/projects`).then((r) => r.status, () => 'blocked')
+    const statuses = await page.evaluate<{ post: number | string; api: number | string }>(`(async () => {
+      const base = ${JSON.stringify(s.url)}
+      const post = await fetch(base + '/up?appid=web', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: ${JSON.stringify(JSON.stringify([sdkRecord('web', 'r1', 'refused_sent')]))} }).then((r) => r.status, () => 'blocked')
+      const api = await fetch(base + '/uba/manage/enterprise/projects').then((r) => r.status, () => 'blocked')
       return { post, api }
-    }, { base: s.url, record: [sdkRecord('web', 'r1', 'refused_sent')] })
+    })()`)
     // the refusal (400) carries the CORS grant so the SDK sees it; the API grants nothing
     expect(statuses).toEqual({ post: 400, api: 'blocked' })
     expect(await whoDid('refused_sent')).toEqual([])
