@@ -90,6 +90,21 @@ async function recordBounds(json: Buffer, from: number): Promise<[number, number
   return bounds
 }
 
+/**
+ * From the first bytes of an unzipped upload: an array whose first element is not a record (an
+ * array of 40 million numbers) is refused before the rest is unzipped. Null when the bytes are
+ * not a JSON array (base64 inside the zip) or its start looks right.
+ */
+export function firstRecordRefusal(prefix: Buffer): AppError | null {
+  let i = prefix[0] === 0xef && prefix[1] === 0xbb && prefix[2] === 0xbf ? 3 : 0
+  while (i < prefix.length && SPACE.has(prefix[i])) i++
+  if (prefix[i] !== OPEN_ARRAY) return null
+  i++
+  while (i < prefix.length && SPACE.has(prefix[i])) i++
+  if (i === prefix.length || prefix[i] === OPEN_OBJECT || prefix[i] === CLOSE_ARRAY) return null
+  return badParam('body', 'record 1 of the upload is not an object')
+}
+
 /** The records of an upload's JSON bytes (leading spaces and a byte-order mark allowed). */
 export async function splitRecords(json: Buffer): Promise<UploadRecord[]> {
   let from = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf ? 3 : 0

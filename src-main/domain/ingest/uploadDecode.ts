@@ -1,7 +1,7 @@
-import { promisify } from 'node:util'
-import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib'
+import type { Transform } from 'node:stream'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { badParam } from '../errors'
-import { splitRecords, tooLarge, type UploadRecord } from './recordScan'
+import { firstRecordRefusal, splitRecords, tooLarge, type UploadRecord } from './recordScan'
 
 /**
  * What the SDKs send to /up, by transport, turned into records:
@@ -32,23 +32,43 @@ export interface DecodedUpload {
   appid: string | null
 }
 
-const inflaters: Record<string, (buf: Buffer, options: ZlibOptions) => Promise<Buffer>> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress) as never,
+const CHUNK_BYTES = 256 * 1024
+const inflaters: Record<string, () => Transform> = {
+  gzip: () => createGunzip({ chunkSize: CHUNK_BYTES }),
+  'x-gzip': () => createGunzip({ chunkSize: CHUNK_BYTES }),
+  deflate: () => createInflate({ chunkSize: CHUNK_BYTES }),
+  br: () => createBrotliDecompress({ chunkSize: CHUNK_BYTES }),
 }
 
-/** Unzips with the cap; the work runs on libuv's pool, so requests keep being answered. */
-async function unzip(bytes: Buffer, encoding: string, what: string): Promise<Buffer> {
-  try {
-    return await inflaters[encoding](bytes, { maxOutputLength: MAX_UNZIPPED_BYTES })
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw tooLarge(`the upload unzips to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB`)
+/**
+ * Unzips with the cap, as a stream: the work runs on libuv's pool (requests keep being answered),
+ * it stops as soon as the cap is passed, and an array whose first element is not a record is
+ * refused from its first bytes instead of after unzipping all of it.
+ */
+function unzip(bytes: Buffer, encoding: string, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const stream = inflaters[encoding]()
+    const chunks: Buffer[] = []
+    let total = 0
+    let checked = false
+    const stop = (err: Error) => {
+      stream.destroy()
+      reject(err)
     }
-    throw badParam('body', `the upload ${what} but does not unzip`)
-  }
+    stream.on('data', (chunk: Buffer) => {
+      total += chunk.length
+      if (total > MAX_UNZIPPED_BYTES) return stop(tooLarge(`the upload unzips to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB`))
+      chunks.push(chunk)
+      if (!checked && total >= 256) {
+        checked = true
+        const refusal = firstRecordRefusal(Buffer.concat(chunks))
+        if (refusal) stop(refusal)
+      }
+    })
+    stream.on('end', () => resolve(Buffer.concat(chunks, total)))
+    stream.on('error', () => reject(badParam('body', `the upload ${what} but does not unzip`)))
+    stream.end(bytes)
+  })
 }
 
 function percentDecode(text: string, name: string): string {
