@@ -5,14 +5,15 @@ import { Background } from './domain/background'
 import type { DomainContext } from './domain/context'
 import { ensurePlatform } from './domain/platform/bootstrap'
 import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/projects'
-import { platformToken } from './domain/platform/settings'
+import { getSetting, platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
 import { failInterruptedJobs } from './domain/ingest/jobs'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
-import { buildCollectorServer } from './server/collectorServer'
+import { parseCollectorListen } from './server/collectorAddress'
+import { CollectorListener } from './server/collectorListener'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
@@ -43,8 +44,9 @@ export interface RunningApp {
   port: number
   ctx: DomainContext
   server: FastifyInstance
-  /** The second listener's /up address (as listened on), when there is one. */
-  collectorUrl?: string
+  /** The second listener's /up address (as listened on), while there is one. */
+  readonly collectorUrl: string | undefined
+  collectorListener: CollectorListener
   credentials(): Credentials
   /** Stops accepting requests, lets running ones finish, then closes both databases. */
   close(): Promise<void>
@@ -69,11 +71,23 @@ export function credentialsOf(ctx: DomainContext): Credentials {
   return { xtoken: platformToken(ctx.meta), projects: projectCredentials(ctx) }
 }
 
-/** http://host:port of a listening server (an IPv6 host in brackets). */
-function urlOf(server: FastifyInstance): string {
-  const address = server.server.address()
-  if (typeof address !== 'object' || !address) return ''
-  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+/**
+ * The collector listener asked for on the command line (its failure stops the start), else the
+ * one switched on in Settings last time (its failure is logged: the app starts without it).
+ */
+async function startCollectorListener(ctx: DomainContext, listener: CollectorListener, asked: AppOptions['collectorListen'], server: FastifyInstance): Promise<void> {
+  if (asked) {
+    await listener.start(asked.host, asked.port)
+    return
+  }
+  const saved = getSetting(ctx.meta, 'collector.listen')
+  if (!saved) return
+  try {
+    const { host, port } = parseCollectorListen(saved)
+    await listener.start(host, port)
+  } catch (err) {
+    server.log.warn({ err }, `the collector listener on ${saved} could not start`)
+  }
 }
 
 /** How long shutdown waits for in-flight requests before it cuts their connections. */
@@ -84,24 +98,21 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const host = options.host ?? '127.0.0.1'
   if (!isLoopbackHost(host)) throw new Error(`refusing to listen on ${host}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed`)
   let server: FastifyInstance | undefined
-  let collectorServer: FastifyInstance | undefined
   let stopScheduler = () => {}
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
+  const collectorListener = new CollectorListener(ctx, options.logger)
   try {
-    server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
+    server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger, collectorListener })
     failInterruptedJobs(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
     await server.listen({ host, port: options.port ?? 0 })
-    if (options.collectorListen) {
-      collectorServer = await buildCollectorServer(ctx, { logger: options.logger })
-      await collectorServer.listen(options.collectorListen)
-    }
+    await startCollectorListener(ctx, collectorListener, options.collectorListen, server)
     // resumes interrupted cohort and tag computations, catches up missed daily recomputes
     stopScheduler = startCohortScheduler(ctx)
   } catch (err) {
-    await collectorServer?.close()
+    await collectorListener.stop()
     await server?.close()
     await ctx.background.idle()
     await ctx.warehouse.close()
@@ -112,25 +123,25 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const port = typeof address === 'object' && address ? address.port : 0
   const urlHost = host === '::1' ? '[::1]' : host
   const running = server
-  const collector = collectorServer
   let closing: Promise<void> | undefined
   return {
     url: `http://${urlHost}:${port}`,
     port,
     ctx,
     server: running,
-    collectorUrl: collector ? `${urlOf(collector)}/up` : undefined,
+    get collectorUrl() {
+      const { host: at, port: on } = collectorListener.state()
+      return at === null ? undefined : `http://${at.includes(':') ? `[${at}]` : at}:${on}/up`
+    },
+    collectorListener,
     credentials: () => credentialsOf(ctx),
     close: () => {
       closing ??= (async () => {
         stopScheduler()
         // in-flight requests get a moment to finish; a client that stopped reading (a stalled
         // download, an abandoned stream) must not hold the app open, so then every socket is cut
-        const grace = setTimeout(() => {
-          running.server.closeAllConnections()
-          collector?.server.closeAllConnections()
-        }, CLOSE_GRACE_MS)
-        await Promise.all([running.close(), collector?.close()])
+        const grace = setTimeout(() => running.server.closeAllConnections(), CLOSE_GRACE_MS)
+        await Promise.all([running.close(), collectorListener.stop()])
         clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()

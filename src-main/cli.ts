@@ -7,7 +7,7 @@ import { credentialsOf, openContext, startApp, type RunningApp } from './app'
 import { importCommand } from './cliImport'
 import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
-import { lanCollectorUrls, parseCollectorListen } from './server/collectorAddress'
+import { parseCollectorListen } from './server/collectorAddress'
 
 const USAGE = `usage: uba-desk <command> [options]
 
@@ -115,10 +115,10 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
   if (stopping) return app
   writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid, ...(app.collectorUrl ? { collectorUrl: app.collectorUrl } : {}) }, null, 2) + '\n', { mode: 0o600 })
   console.log(`listening on ${app.url}`)
-  if (options.collectorListen && app.collectorUrl) {
-    const port = Number(new URL(app.collectorUrl).port)
+  const collector = app.collectorListener.state()
+  if (collector.listening) {
     console.log(`collector (/up only) listening on ${app.collectorUrl}`)
-    for (const url of lanCollectorUrls(options.collectorListen.host, port)) console.log(`  SDK upload address: ${url}`)
+    for (const url of collector.urls) console.log(`  SDK upload address: ${url}`)
   }
   console.log(`data folder: ${options.dataDir}`)
   console.log(`log: ${join(logDir, 'server.log')}`)

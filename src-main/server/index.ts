@@ -23,6 +23,7 @@ import sqlRoutes from './routes/sql'
 import systemRoutes from './routes/system'
 import tagRoutes from './routes/tags'
 import utmRoutes from './routes/utm'
+import type { CollectorListener } from './collectorListener'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
 
@@ -35,6 +36,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number
+  /** The collector's own listener, switched from Settings (none: the switch answers 400). */
+  collectorListener?: CollectorListener
 }
 
 /** Builds the Fastify app: transport only; every route calls one domain function. */
@@ -88,7 +91,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(importRoutes, ctx)
   await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
-  await app.register(collectorSettingsRoutes, ctx)
+  await app.register(collectorSettingsRoutes, { ctx, listener: options.collectorListener })
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)

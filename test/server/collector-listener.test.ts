@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { connect } from 'node:net'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sdkRecord, switchStreamAndWait } from '../helpers/collector'
@@ -70,6 +71,56 @@ describe('the collector listener', () => {
     const res = await rawRequest(s.app.port, 'POST', '/up', { host: `192.168.1.23:${s.app.port}`, 'content-type': 'application/json' }, '[]')
     expect(res.status).toBe(400)
     expect(res.body.data).toEqual(['Host'])
+  })
+})
+
+describe('the collector listener switch (platform API, for Settings)', () => {
+  const x = () => ({ xtoken: s.creds.xtoken })
+  /** Nothing listens on the port any more: a new connection is refused. */
+  const refused = (p: number) =>
+    new Promise<boolean>((resolvePromise) => {
+      const socket = connect(p, '127.0.0.1')
+      socket.on('connect', () => {
+        socket.destroy()
+        resolvePromise(false)
+      })
+      socket.on('error', (err: NodeJS.ErrnoException) => resolvePromise(err.code === 'ECONNREFUSED'))
+    })
+
+  it('shows the listener, moves it to another address, and switches it off', async () => {
+    const shown = await s.call('GET', '/uba/manage/enterprise/collector', { headers: x() })
+    expect(shown.body).toEqual({ listening: true, host: '127.0.0.1', port, urls: [s.app.collectorUrl] })
+    const moved = await s.call('POST', '/uba/manage/enterprise/collector', { headers: x(), body: { listen: true, host: '127.0.0.1', port: 0 } })
+    expect(moved.status).toBe(200)
+    const next = moved.body.port as number
+    expect(moved.body).toEqual({ listening: true, host: '127.0.0.1', port: next, urls: [`http://127.0.0.1:${next}/up`] })
+    expect(await refused(port)).toBe(true)
+    const data = Buffer.from(JSON.stringify([sdkRecord('phone', 'm1', 'moved_open')])).toString('base64')
+    expect((await rawRequest(next, 'GET', `/up?data=${encodeURIComponent(data)}`, { host: 'anything', accept: 'application/json' })).body).toMatchObject({ code: 200, stored: 1 })
+    const off = await s.call('POST', '/uba/manage/enterprise/collector', { headers: x(), body: { listen: false } })
+    expect(off.body).toEqual({ listening: false, host: null, port: null, urls: [] })
+    expect(await refused(next)).toBe(true)
+    expect(s.app.collectorUrl).toBeUndefined()
+  })
+
+  it('answers 400 naming port when the port is taken, and stays off', async () => {
+    const taken = await s.call('POST', '/uba/manage/enterprise/collector', { headers: x(), body: { listen: true, host: '127.0.0.1', port: s.app.port } })
+    expect(taken.status).toBe(400)
+    expect(taken.body).toEqual({ code: 400, msg: `port ${s.app.port} is already in use on 127.0.0.1`, data: ['port'] })
+    expect((await s.call('GET', '/uba/manage/enterprise/collector', { headers: x() })).body.listening).toBe(false)
+  })
+
+  it('comes back on the same address at the next start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'uba-collector-restart-'))
+    const first = await startTestServer({ dataDir })
+    const on = await first.call('POST', '/uba/manage/enterprise/collector', { headers: { xtoken: first.creds.xtoken }, body: { listen: true, host: '127.0.0.1', port: 0 } })
+    await first.app.close()
+    const again = await startTestServer({ dataDir })
+    try {
+      expect(again.app.collectorListener.state()).toMatchObject({ listening: true, host: '127.0.0.1', port: on.body.port })
+    } finally {
+      await again.stop()
+    }
   })
 })
 
