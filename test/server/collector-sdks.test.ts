@@ -129,6 +129,14 @@ describe('the collector speaks every SDK transport', () => {
     expect(await whoDid('shop', 'forms')).toEqual(['f1', 'f2', 'f3', 'f4'])
   })
 
+  it('splits records where they end, whatever their strings hold (brackets, escaped quotes, backslashes)', async () => {
+    const tricky = ['q"]},{[', 'back\\', '\\"}', '{"appid":"x"}']
+    const body = JSON.stringify(tricky.map((t, i) => sdkRecord('shop', `t${i}`, 'tricky', { note: t })))
+    const res = await send('POST', '/up', { 'content-type': 'text/plain' }, `  \n${body}\n `)
+    expect(res.body).toMatchObject({ code: 200, received: 4, stored: 4 })
+    expect(await warehouseRows(s, 'shop', "SELECT note FROM event_vd WHERE xwhat = 'tricky' ORDER BY xwho")).toEqual(tricky.map((note) => ({ note })))
+  })
+
   it.each([
     ['POST', '/up', 'data=%', 'data', 'data is not valid percent-encoding'],
     ['POST', '/up', '%E0%A4%A', 'body', 'body is not valid percent-encoding'],

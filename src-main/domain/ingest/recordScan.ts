@@ -28,66 +28,92 @@ export function tooLarge(message: string): AppError {
 
 const notJson = (detail: string) => badParam('body', `the upload is not a JSON array of records: ${detail}`)
 
-const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 const [QUOTE, BACKSLASH, COMMA, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x22, 0x5c, 0x2c, 0x7b, 0x7d, 0x5b, 0x5d]
 
-/** The [start, end) byte bounds of each top-level record. */
-async function recordBounds(json: Buffer, from: number): Promise<[number, number][]> {
-  const bounds: [number, number][] = []
-  const single = json[from] === OPEN_OBJECT
-  // depth of the record being read (0 between records); the top-level array itself is not counted
-  let depth = 0
-  let inString = false
-  let escaped = false
-  let start = -1
-  let closed = false
-  let expectRecord = true
-  for (let i = single ? from : from + 1; i < json.length; i++) {
-    if (i % SLICE_BYTES === 0) await yieldToRequests()
-    const c = json[i]
-    if (closed) {
-      if (!SPACE.has(c)) throw notJson(`text after its end (byte ${i + 1})`)
-      continue
-    }
-    if (depth > 0 && i - start > MAX_RECORD_BYTES) throw tooLarge(`record ${bounds.length + 1} is larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB`)
-    if (inString) {
-      if (escaped) escaped = false
-      else if (c === BACKSLASH) escaped = true
-      else if (c === QUOTE) inString = false
-      continue
-    }
-    if (depth === 0) {
-      if (SPACE.has(c)) continue
-      if (c === CLOSE_ARRAY && !single && (expectRecord === (bounds.length === 0))) {
-        closed = true
-        continue
-      }
-      if (expectRecord && c === OPEN_OBJECT) {
-        if (bounds.length === MAX_RECORDS) throw tooLarge(`the upload holds more than ${MAX_RECORDS} records; send them in smaller batches`)
-        start = i
-        depth = 1
-        expectRecord = false
-        continue
-      }
-      if (!expectRecord && c === COMMA && !single) {
-        expectRecord = true
-        continue
-      }
-      if (expectRecord) throw badParam('body', `record ${bounds.length + 1} of the upload is not an object`)
-      throw notJson(`unexpected character at byte ${i + 1}`)
-    }
-    if (c === QUOTE) inString = true
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++
-    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--
-      if (depth === 0) {
-        bounds.push([start, i + 1])
-        if (single) closed = true
-      }
-    }
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+
+/** Where the scan of an upload stands between two slices. */
+interface ScanState {
+  bounds: [number, number][]
+  /** One record object, not an array of them. */
+  single: boolean
+  /** Nesting inside the record being read (0 between records); the top-level array is not counted. */
+  depth: number
+  /** Where the record being read starts. */
+  start: number
+  expectRecord: boolean
+  closed: boolean
+}
+
+/** The end of the string whose opening quote is at `open` (the index of its closing quote), or -1. */
+function stringEnd(json: Buffer, open: number): number {
+  let at = open
+  for (;;) {
+    at = json.indexOf(QUOTE, at + 1)
+    if (at < 0) return -1
+    let backslashes = 0
+    while (json[at - 1 - backslashes] === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return at
   }
-  if (!closed) throw notJson('it ends before its last record does')
-  return bounds
+}
+
+/** Scans bytes [from, to) (a string may run past `to`); answers where the next slice starts. */
+function scanSlice(json: Buffer, from: number, to: number, state: ScanState): number {
+  let i = from
+  for (; i < to; i++) {
+    const c = json[i]
+    if (state.closed) {
+      if (!isSpace(c)) throw notJson(`text after its end (byte ${i + 1})`)
+      continue
+    }
+    if (state.depth === 0) {
+      if (isSpace(c)) continue
+      if (c === CLOSE_ARRAY && !state.single && state.expectRecord === (state.bounds.length === 0)) {
+        state.closed = true
+      } else if (state.expectRecord && c === OPEN_OBJECT) {
+        if (state.bounds.length === MAX_RECORDS) throw tooLarge(`the upload holds more than ${MAX_RECORDS} records; send them in smaller batches`)
+        state.start = i
+        state.depth = 1
+        state.expectRecord = false
+      } else if (!state.expectRecord && c === COMMA && !state.single) {
+        state.expectRecord = true
+      } else if (state.expectRecord) {
+        throw badParam('body', `record ${state.bounds.length + 1} of the upload is not an object`)
+      } else {
+        throw notJson(`unexpected character at byte ${i + 1}`)
+      }
+      continue
+    }
+    if (c === QUOTE) {
+      // strings are skipped whole (memchr speed): records are mostly strings
+      const end = stringEnd(json, i)
+      if (end < 0) throw notJson('it ends before its last record does')
+      i = end
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      state.depth++
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      state.depth--
+      if (state.depth === 0) {
+        state.bounds.push([state.start, i + 1])
+        if (state.single) state.closed = true
+      }
+    }
+    if (i - state.start >= MAX_RECORD_BYTES) throw tooLarge(`record ${state.bounds.length + 1} is larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB`)
+  }
+  return i
+}
+
+/** The [start, end) byte bounds of each top-level record, scanned a slice at a time. */
+async function recordBounds(json: Buffer, from: number): Promise<[number, number][]> {
+  const single = json[from] === OPEN_OBJECT
+  const state: ScanState = { bounds: [], single, depth: 0, start: -1, expectRecord: true, closed: false }
+  let i = single ? from : from + 1
+  while (i < json.length) {
+    i = scanSlice(json, i, Math.min(i + SLICE_BYTES, json.length), state)
+    if (i < json.length) await yieldToRequests()
+  }
+  if (!state.closed) throw notJson('it ends before its last record does')
+  return state.bounds
 }
 
 /**
@@ -97,10 +123,10 @@ async function recordBounds(json: Buffer, from: number): Promise<[number, number
  */
 export function firstRecordRefusal(prefix: Buffer): AppError | null {
   let i = prefix[0] === 0xef && prefix[1] === 0xbb && prefix[2] === 0xbf ? 3 : 0
-  while (i < prefix.length && SPACE.has(prefix[i])) i++
+  while (i < prefix.length && isSpace(prefix[i])) i++
   if (prefix[i] !== OPEN_ARRAY) return null
   i++
-  while (i < prefix.length && SPACE.has(prefix[i])) i++
+  while (i < prefix.length && isSpace(prefix[i])) i++
   if (i === prefix.length || prefix[i] === OPEN_OBJECT || prefix[i] === CLOSE_ARRAY) return null
   return badParam('body', 'record 1 of the upload is not an object')
 }
@@ -108,7 +134,7 @@ export function firstRecordRefusal(prefix: Buffer): AppError | null {
 /** The records of an upload's JSON bytes (leading spaces and a byte-order mark allowed). */
 export async function splitRecords(json: Buffer): Promise<UploadRecord[]> {
   let from = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf ? 3 : 0
-  while (from < json.length && SPACE.has(json[from])) from++
+  while (from < json.length && isSpace(json[from])) from++
   if (json[from] !== OPEN_ARRAY && json[from] !== OPEN_OBJECT) {
     throw badParam('body', 'the upload is neither a JSON array of records nor gzip-then-base64 JSON')
   }

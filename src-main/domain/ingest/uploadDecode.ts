@@ -1,4 +1,5 @@
 import type { Transform } from 'node:stream'
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { badParam } from '../errors'
 import { firstRecordRefusal, splitRecords, tooLarge, type UploadRecord } from './recordScan'
@@ -40,6 +41,23 @@ const inflaters: Record<string, () => Transform> = {
   br: () => createBrotliDecompress({ chunkSize: CHUNK_BYTES }),
 }
 
+/** The chunks as one buffer, copied a few megabytes at a time (a 64 MB copy would hold requests up). */
+async function joined(chunks: Buffer[], total: number): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(total)
+  let at = 0
+  let sinceYield = 0
+  for (const chunk of chunks) {
+    chunk.copy(out, at)
+    at += chunk.length
+    sinceYield += chunk.length
+    if (sinceYield >= 4 * 1024 * 1024) {
+      sinceYield = 0
+      await yieldToRequests()
+    }
+  }
+  return out
+}
+
 /**
  * Unzips with the cap, as a stream: the work runs on libuv's pool (requests keep being answered),
  * it stops as soon as the cap is passed, and an array whose first element is not a record is
@@ -65,7 +83,7 @@ function unzip(bytes: Buffer, encoding: string, what: string): Promise<Buffer> {
         if (refusal) stop(refusal)
       }
     })
-    stream.on('end', () => resolve(Buffer.concat(chunks, total)))
+    stream.on('end', () => resolve(joined(chunks, total)))
     stream.on('error', () => reject(badParam('body', `the upload ${what} but does not unzip`)))
     stream.end(bytes)
   })
