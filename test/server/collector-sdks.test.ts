@@ -124,9 +124,12 @@ describe('the collector speaks every SDK transport', () => {
     const zipped = (xwho: string) => gzipSync(JSON.stringify([sdkRecord('shop', xwho, 'forms')]))
     expect((await send('POST', '/up', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, zipped('f2'))).body).toMatchObject({ code: 200, stored: 1 })
     expect((await send('POST', '/up', { 'content-type': 'text/plain' }, zipped('f3'))).body).toMatchObject({ code: 200, stored: 1 })
+    // a Content-Encoding that names no compression is a label, whatever it says
+    const labelled = await send('POST', '/up', { 'content-type': 'application/json', 'content-encoding': 'constructor' }, JSON.stringify([sdkRecord('shop', 'f5', 'forms')]))
+    expect(labelled.body).toMatchObject({ code: 200, stored: 1 })
     const percent = encodeURIComponent(JSON.stringify([sdkRecord('shop', 'f4', 'forms')]))
     expect((await send('POST', '/up', { 'content-type': 'application/x-www-form-urlencoded' }, percent)).body).toMatchObject({ code: 200, stored: 1 })
-    expect(await whoDid('shop', 'forms')).toEqual(['f1', 'f2', 'f3', 'f4'])
+    expect(await whoDid('shop', 'forms')).toEqual(['f1', 'f2', 'f3', 'f4', 'f5'])
   })
 
   it('splits records where they end, whatever their strings hold (brackets, escaped quotes, backslashes)', async () => {

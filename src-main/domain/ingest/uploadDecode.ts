@@ -131,7 +131,7 @@ async function jsonOfValue(value: string, name: string): Promise<Buffer> {
 /** The media's own compression, if the Content-Encoding names one (else it is a charset label). */
 function compressionOf(contentEncoding: string | undefined): string | null {
   const name = (contentEncoding ?? '').trim().toLowerCase()
-  return name in inflaters ? name : null
+  return Object.hasOwn(inflaters, name) ? name : null
 }
 
 const firstByte = (bytes: Buffer): number => {
