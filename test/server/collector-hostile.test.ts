@@ -59,6 +59,12 @@ async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; latencies:
   return { result, latencies }
 }
 
+/**
+ * Generous on purpose: the tests share two cores with much else, and the client runs in the same
+ * process; before the caps, a bomb stalled every request for 12 s and a 40-million-element array 32 s.
+ */
+const HEALTH_LIMIT_MS = 2000
+
 const summary = (latencies: number[]) => {
   const sorted = [...latencies].sort((a, b) => a - b)
   return { polls: sorted.length, median: Math.round(sorted[Math.floor(sorted.length / 2)]), max: Math.round(sorted[sorted.length - 1]) }
@@ -73,7 +79,7 @@ describe('hostile uploads', () => {
     expect(result.body).toEqual({ code: 413, msg: 'the upload unzips to more than 64 MB', data: ['body'] })
     const figures = summary(latencies)
     console.info(`gzip bomb: body ${(body.length / MB).toFixed(2)} MB, /health ${JSON.stringify(figures)} ms, rss +${Math.round((process.memoryUsage().rss - rssBefore) / MB)} MB`)
-    expect(figures.max).toBeLessThan(1000)
+    expect(figures.max).toBeLessThan(HEALTH_LIMIT_MS)
   })
 
   it('an array of 40 million numbers (80 MB unzipped) or 30 million (60 MB) is a 400 from its first element', async () => {
@@ -83,7 +89,7 @@ describe('hostile uploads', () => {
     const thirty = await healthWhile(post(thirtyMillion(), 'application/x-www-form-urlencoded'))
     expect(thirty.result.body).toEqual(notRecords)
     console.info(`40M array: /health ${JSON.stringify(summary(forty.latencies))} ms; 30M array: /health ${JSON.stringify(summary(thirty.latencies))} ms`)
-    expect(Math.max(...forty.latencies, ...thirty.latencies)).toBeLessThan(1000)
+    expect(Math.max(...forty.latencies, ...thirty.latencies)).toBeLessThan(HEALTH_LIMIT_MS)
   })
 
   it('several hostile uploads at once leave /health answering', async () => {
@@ -92,7 +98,7 @@ describe('hostile uploads', () => {
     expect(result.map((r: RawResponse) => r.status)).toEqual([413, 400, 413, 400])
     const figures = summary(latencies)
     console.info(`4 hostile uploads at once: /health ${JSON.stringify(figures)} ms`)
-    expect(figures.max).toBeLessThan(1000)
+    expect(figures.max).toBeLessThan(HEALTH_LIMIT_MS)
   })
 
   it('more than 10,000 records, or a record over 1 MB, is a 413 before anything is stored', async () => {
