@@ -5,13 +5,15 @@ import { Background } from './domain/background'
 import type { DomainContext } from './domain/context'
 import { ensurePlatform } from './domain/platform/bootstrap'
 import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/projects'
-import { platformToken } from './domain/platform/settings'
+import { getSetting, platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
 import { failInterruptedJobs } from './domain/ingest/jobs'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
+import { parseCollectorListen } from './server/collectorAddress'
+import { CollectorListener } from './server/collectorListener'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
@@ -33,6 +35,8 @@ export interface AppOptions {
   /** DuckDB threads and memory limit per project database. */
   threads?: number
   memoryLimit?: string
+  /** A second listener serving the collector (/up) alone, on any address (e.g. 0.0.0.0 for phones on the LAN). */
+  collectorListen?: { host: string; port: number }
 }
 
 export interface RunningApp {
@@ -40,6 +44,9 @@ export interface RunningApp {
   port: number
   ctx: DomainContext
   server: FastifyInstance
+  /** The second listener's /up address (as listened on), while there is one. */
+  readonly collectorUrl: string | undefined
+  collectorListener: CollectorListener
   credentials(): Credentials
   /** Stops accepting requests, lets running ones finish, then closes both databases. */
   close(): Promise<void>
@@ -64,6 +71,25 @@ export function credentialsOf(ctx: DomainContext): Credentials {
   return { xtoken: platformToken(ctx.meta), projects: projectCredentials(ctx) }
 }
 
+/**
+ * The collector listener asked for on the command line (its failure stops the start), else the
+ * one switched on in Settings last time (its failure is logged: the app starts without it).
+ */
+async function startCollectorListener(ctx: DomainContext, listener: CollectorListener, asked: AppOptions['collectorListen'], server: FastifyInstance): Promise<void> {
+  if (asked) {
+    await listener.start(asked.host, asked.port)
+    return
+  }
+  const saved = getSetting(ctx.meta, 'collector.listen')
+  if (!saved) return
+  try {
+    const { host, port } = parseCollectorListen(saved)
+    await listener.start(host, port)
+  } catch (err) {
+    server.log.warn({ err }, `the collector listener on ${saved} could not start`)
+  }
+}
+
 /** How long shutdown waits for in-flight requests before it cuts their connections. */
 const CLOSE_GRACE_MS = 3000
 
@@ -74,16 +100,19 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let server: FastifyInstance | undefined
   let stopScheduler = () => {}
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
+  const collectorListener = new CollectorListener(ctx, options.logger)
   try {
-    server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
+    server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger, collectorListener })
     failInterruptedJobs(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
     await server.listen({ host, port: options.port ?? 0 })
+    await startCollectorListener(ctx, collectorListener, options.collectorListen, server)
     // resumes interrupted cohort and tag computations, catches up missed daily recomputes
     stopScheduler = startCohortScheduler(ctx)
   } catch (err) {
+    await collectorListener.stop()
     await server?.close()
     await ctx.background.idle()
     await ctx.warehouse.close()
@@ -100,6 +129,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     port,
     ctx,
     server: running,
+    get collectorUrl() {
+      const { host: at, port: on } = collectorListener.state()
+      return at === null ? undefined : `http://${at.includes(':') ? `[${at}]` : at}:${on}/up`
+    },
+    collectorListener,
     credentials: () => credentialsOf(ctx),
     close: () => {
       closing ??= (async () => {
@@ -107,7 +141,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         // in-flight requests get a moment to finish; a client that stopped reading (a stalled
         // download, an abandoned stream) must not hold the app open, so then every socket is cut
         const grace = setTimeout(() => running.server.closeAllConnections(), CLOSE_GRACE_MS)
-        await running.close()
+        await Promise.all([running.close(), collectorListener.stop()])
         clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()

@@ -7,13 +7,16 @@ import { credentialsOf, openContext, startApp, type RunningApp } from './app'
 import { importCommand } from './cliImport'
 import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
+import { parseCollectorListen } from './server/collectorAddress'
 
 const USAGE = `usage: uba-desk <command> [options]
 
 commands:
   serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL]
+               [--collector-listen HOST:PORT]
                the headless server: API, /docs and the web UI on loopback
-               (--port 0 picks a free port; default 5177)
+               (--port 0 picks a free port; default 5177); --collector-listen adds a
+               listener serving the SDK collector (/up) alone, e.g. 0.0.0.0:8106 for phones
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
@@ -63,6 +66,8 @@ export interface ServeOptions {
   host: string
   allowOrigins: string[]
   uiDir?: string
+  /** A second listener for the collector (/up) alone. */
+  collectorListen?: { host: string; port: number }
 }
 
 /** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
@@ -103,12 +108,18 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
     uiDir: options.uiDir ?? defaultUiDir(),
     extraOrigins: options.allowOrigins,
     logger,
+    collectorListen: options.collectorListen,
   })
   const app = await starting
   // a signal during start-up closes the app as soon as it is up; nothing to announce then
   if (stopping) return app
-  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid }, null, 2) + '\n', { mode: 0o600 })
+  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid, ...(app.collectorUrl ? { collectorUrl: app.collectorUrl } : {}) }, null, 2) + '\n', { mode: 0o600 })
   console.log(`listening on ${app.url}`)
+  const collector = app.collectorListener.state()
+  if (collector.listening) {
+    console.log(`collector (/up only) listening on ${app.collectorUrl}`)
+    for (const url of collector.urls) console.log(`  SDK upload address: ${url}`)
+  }
   console.log(`data folder: ${options.dataDir}`)
   console.log(`log: ${join(logDir, 'server.log')}`)
   return app
@@ -141,6 +152,7 @@ export async function main(argv: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
+      'collector-listen': { type: 'string' },
       project: { type: 'string' },
       format: { type: 'string' },
       kind: { type: 'string' },
@@ -162,7 +174,13 @@ export async function main(argv: string[]): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
   switch (command) {
     case 'serve':
-      await serve({ dataDir, port: parsePort(values.port), host: values.host!, allowOrigins: values['allow-origin']! })
+      await serve({
+        dataDir,
+        port: parsePort(values.port),
+        host: values.host!,
+        allowOrigins: values['allow-origin']!,
+        collectorListen: values['collector-listen'] === undefined ? undefined : parseCollectorListen(values['collector-listen']),
+      })
       return
     case 'credentials':
       await credentials(dataDir)

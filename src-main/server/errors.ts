@@ -14,6 +14,13 @@ export function errorBody(err: AppError): ErrorBody {
   return { code: err.code, msg: err.message, data: err.data }
 }
 
+/** Fastify's clientErrorHandler: a request the HTTP parser cannot read still gets the spec's body. */
+export function answerMalformedRequest(_err: Error, socket: { writable: boolean; end(text: string): unknown }): void {
+  if (!socket.writable) return
+  const body = JSON.stringify({ code: 400, msg: 'malformed HTTP request', data: null })
+  socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+}
+
 /** Fastify's own errors, mapped to the spec's statuses. */
 function fromFastify(err: FastifyError): AppError | null {
   switch (err.code) {

@@ -4,11 +4,12 @@ import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
 import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
-import { installErrorHandling } from './errors'
+import { answerMalformedRequest, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
+import collectorSettingsRoutes from './routes/collectorSettings'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
 import ingestProblemRoutes from './routes/ingestProblems'
@@ -23,6 +24,7 @@ import sqlRoutes from './routes/sql'
 import systemRoutes from './routes/system'
 import tagRoutes from './routes/tags'
 import utmRoutes from './routes/utm'
+import type { CollectorListener } from './collectorListener'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
 
@@ -35,6 +37,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger
   /** Largest JSON body accepted, in bytes. */
   bodyLimit?: number
+  /** The collector's own listener, switched from Settings (none: the switch answers 400). */
+  collectorListener?: CollectorListener
 }
 
 /** Builds the Fastify app: transport only; every route calls one domain function. */
@@ -47,12 +51,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // a request the HTTP parser cannot read still gets the spec's body
-    clientErrorHandler: (_err, socket) => {
-      if (!socket.writable) return
-      const body = JSON.stringify({ code: 400, msg: 'malformed HTTP request', data: null })
-      socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
-    },
+    clientErrorHandler: answerMalformedRequest,
   })
   app.setValidatorCompiler(validatorCompiler)
 
@@ -94,6 +93,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
   await app.register(ingestProblemRoutes, ctx)
+  await app.register(collectorSettingsRoutes, { ctx, listener: options.collectorListener })
   await app.register(analysisRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)

@@ -18,14 +18,10 @@ export interface DoorOptions {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const COLLECTOR_TYPES = new Set(['application/json', 'text/plain', 'application/x-www-form-urlencoded'])
 
-/** An http origin on a loopback host, any port: an app under test on this machine. */
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin)
-    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
-  } catch {
-    return false
-  }
+/** The collector's bodies: JSON, plain text or a form, as the SDKs send them. */
+export function collectorBodyRefusal(request: FastifyRequest): AppError | null {
+  if (!WRITE_METHODS.has(request.method) || !hasBody(request) || COLLECTOR_TYPES.has(mediaType(request))) return null
+  return new AppError(415, 415, 'the collector accepts application/json, text/plain or application/x-www-form-urlencoded bodies', ['Content-Type'])
 }
 
 function hasBody(request: FastifyRequest): boolean {
@@ -43,6 +39,8 @@ function mediaType(request: FastifyRequest): string {
  * - a browser request must come from the app's own origin (no CORS is ever granted);
  * - a write with a body must be application/json (or multipart where a route allows it), so a
  *   page elsewhere cannot reach the API with a "simple" cross-site form post.
+ * The collector (/up) alone takes browser requests from any web origin: it only writes, gated by
+ * each project's data stream and allowed origins, and answers its own CORS (routes/collector).
  */
 export function installDoor(app: FastifyInstance, options: DoorOptions): void {
   const allowedHosts = (): Set<string> => {
@@ -50,9 +48,8 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
     return new Set(['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${port}`))
   }
 
-  /** May a browser on `origin` call this route? Its own origin, a dev origin, or (collector) any loopback one. */
-  const originAllowed = (origin: string, hosts: Set<string>, collector: boolean): boolean =>
-    [...hosts].some((h) => origin === `http://${h}`) || options.extraOrigins.includes(origin) || (collector && isLoopbackOrigin(origin))
+  /** May a browser on `origin` call the API? Its own origin, or a dev origin. */
+  const originAllowed = (origin: string, hosts: Set<string>): boolean => [...hosts].some((h) => origin === `http://${h}`) || options.extraOrigins.includes(origin)
 
   const refusalOf = (request: FastifyRequest): AppError | null => {
     const hosts = allowedHosts()
@@ -62,16 +59,17 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
     const config = request.routeOptions.config
     const collector = config?.collector === true
     const origin = request.headers.origin
-    if (origin !== undefined && !originAllowed(origin, hosts, collector)) {
+    if (origin !== undefined && !collector && !originAllowed(origin, hosts)) {
       return new AppError(400, 400, 'requests from other web origins are not accepted', ['Origin'])
     }
-    if (request.headers['sec-fetch-site'] === 'cross-site' && !(origin !== undefined && collector && isLoopbackOrigin(origin))) {
+    if (request.headers['sec-fetch-site'] === 'cross-site' && !collector) {
       return new AppError(400, 400, 'cross-site requests are not accepted', ['Origin'])
     }
+    if (collector) return collectorBodyRefusal(request)
     if (WRITE_METHODS.has(request.method) && hasBody(request)) {
       const type = mediaType(request)
       const multipart = config?.multipart === true
-      const accepted = type === 'application/json' || (multipart && type === 'multipart/form-data') || (collector && COLLECTOR_TYPES.has(type))
+      const accepted = type === 'application/json' || (multipart && type === 'multipart/form-data')
       if (!accepted) {
         const what = multipart ? 'application/json or multipart/form-data bodies' : 'application/json bodies only'
         return new AppError(415, 415, `this endpoint accepts ${what}`, ['Content-Type'])
@@ -86,8 +84,9 @@ export function installDoor(app: FastifyInstance, options: DoorOptions): void {
       request.log.warn({ host: request.headers.host, origin: request.headers.origin }, refusal.message)
       return reply.status(refusal.status).send(errorBody(refusal))
     }
-    // CORS only for the dev origins and, on the collector, apps under test on loopback; never '*'
+    // CORS only for the dev origins, never '*'; the collector answers its own
     const origin = request.headers.origin
+    if (request.routeOptions.config?.collector === true) return
     if (origin === undefined || [...allowedHosts()].some((h) => origin === `http://${h}`)) return
     reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {

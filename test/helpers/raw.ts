@@ -11,7 +11,7 @@ export interface RawResponse {
  * A request with exactly the headers given (fetch will not let a test set Host, or leave out
  * Content-Type), as a hostile or sloppy client would send it.
  */
-export function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+export function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
       let text = ''

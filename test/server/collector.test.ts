@@ -94,15 +94,24 @@ describe('the local collector (/up)', () => {
     expect(res.body).toEqual({ code: 400, msg, data: ['body'] })
   })
 
-  it('lets a web app under test on another loopback port send, and no other site', async () => {
+  it('lets a web app on any origin send, and only the listed ones once the project lists its origins', async () => {
     const ok = await upload(JSON.stringify([record('app1', 'w1', 'open')]), { origin: 'http://localhost:3000' })
     expect(ok.status).toBe(200)
     expect(ok.headers['access-control-allow-origin']).toBe('http://localhost:3000')
     const preflight = await rawRequest(s.app.port, 'OPTIONS', '/up', { host, origin: 'http://localhost:3000', 'access-control-request-method': 'POST' })
     expect(preflight.status).toBe(204)
+    const elsewhere = await upload(JSON.stringify([record('app1', 'w3', 'open')]), { origin: 'http://shop.test:8080' })
+    expect(elsewhere.status).toBe(200)
+    const listed = await s.call('POST', '/uba/manage/enterprise/projects/app1/collector', { headers: { xtoken: s.creds.xtoken }, body: { allowedOrigins: ['http://localhost:3000'] } })
+    expect(listed.body).toEqual({ allowedOrigins: ['http://localhost:3000'] })
+    expect((await s.call('GET', '/uba/manage/enterprise/projects/app1', { headers: { xtoken: s.creds.xtoken } })).body.collectorOrigins).toEqual(['http://localhost:3000'])
+    const wrong = await s.call('POST', '/uba/manage/enterprise/projects/app1/collector', { headers: { xtoken: s.creds.xtoken }, body: { allowedOrigins: ['shop.test'] } })
+    expect(wrong.body).toEqual({ code: 400, msg: '"shop.test" is not a web origin (scheme://host[:port], or null for pages opened from a file)', data: ['allowedOrigins'] })
     const evil = await upload(JSON.stringify([record('app1', 'w2', 'open')]), { origin: 'https://evil.example' })
     expect(evil.status).toBe(400)
     expect(evil.body.data).toEqual(['Origin'])
+    expect((await upload(JSON.stringify([record('app1', 'w4', 'open')]), { origin: 'http://localhost:3000' })).status).toBe(200)
+    await s.call('POST', '/uba/manage/enterprise/projects/app1/collector', { headers: { xtoken: s.creds.xtoken }, body: { allowedOrigins: [] } })
   })
 
   it('refuses again once the stream is stopped', async () => {

@@ -1,12 +1,13 @@
-import { gunzipSync } from 'node:zlib'
 import type { DomainContext } from '../context'
-import { AppError, badParam } from '../errors'
+import { AppError } from '../errors'
+import { originMayUpload } from '../platform/collectorOrigins'
 import { ProjectStatus, StreamState } from '../platform/projects'
 import { recordReported } from '../schema/plan'
 import { normalize } from './importer'
 import { loadNorm, type Rejection } from './load'
 import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
 import { stageRecordTexts } from './stage'
+import type { DecodedUpload } from './uploadDecode'
 import { withWriteLock } from '../writeLock'
 
 /**
@@ -34,40 +35,41 @@ export interface CollectResult {
 /** How long an upload waits for a project busy with an import before the SDK is told to retry. */
 const LOCK_WAIT_MS = 5000
 
-/** The upload's records: a JSON array (or one record), or that JSON gzipped then base64-encoded. */
-export function decodeUpload(body: string): unknown[] {
-  let text = body.trim()
-  if (text.startsWith('data=')) text = decodeURIComponent(text.slice(5).replace(/\+/g, ' ')).trim()
-  if (!text.startsWith('[') && !text.startsWith('{')) {
-    const bytes = Buffer.from(text, 'base64')
-    try {
-      text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')
-    } catch {
-      throw badParam('body', 'the upload is gzip-then-base64 but does not unzip')
-    }
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    throw badParam('body', 'the upload is neither a JSON array of records nor gzip-then-base64 JSON')
-  }
-  const records = Array.isArray(parsed) ? parsed : [parsed]
-  if (records.length === 0) throw badParam('body', 'the upload holds no records')
-  return records
+/** Where an upload comes from, for the projects' allowed origins (see collectorOrigins). */
+export interface UploadSource {
+  /** The browser page's origin; undefined when the request is not a browser's. */
+  origin?: string
 }
 
-export async function collect(ctx: DomainContext, records: unknown[]): Promise<CollectResult> {
+/**
+ * Each record goes to the project its own `appid` names; a record naming none takes the address's
+ * `appid` (the browser and Node SDKs put it there). A record whose `appid` differs from the
+ * address's follows its own, and the reply says so once per such appid.
+ */
+function routeRecords(upload: DecodedUpload, problems: Rejection[], notes: Rejection[]): Map<string, { index: number; text: string }[]> {
   const byProject = new Map<string, { index: number; text: string }[]>()
-  const problems: Rejection[] = []
-  records.forEach((record, i) => {
-    const appid = record && typeof record === 'object' ? (record as { appid?: unknown }).appid : undefined
-    if (typeof appid !== 'string' || appid === '') {
+  const differing = new Set<string>()
+  upload.records.forEach((record, i) => {
+    const appid = record.appid ?? upload.appid
+    if (appid === null) {
       problems.push({ row: i + 1, property: 'appid', value: null, reason: 'is missing: it names the project' })
       return
     }
-    byProject.set(appid, [...(byProject.get(appid) ?? []), { index: i + 1, text: JSON.stringify(record) }])
+    if (upload.appid !== null && record.appid !== null && record.appid !== upload.appid && !differing.has(record.appid)) {
+      differing.add(record.appid)
+      notes.push({ row: i + 1, property: 'appid', value: record.appid, reason: `differs from the address's appid ${upload.appid}: the record's own is followed (stored, not rejected)` })
+    }
+    const batch = byProject.get(appid) ?? []
+    batch.push({ index: i + 1, text: record.text })
+    byProject.set(appid, batch)
   })
+  return byProject
+}
+
+export async function collect(ctx: DomainContext, upload: DecodedUpload, source: UploadSource = {}): Promise<CollectResult> {
+  const problems: Rejection[] = []
+  const notes: Rejection[] = []
+  const byProject = routeRecords(upload, problems, notes)
   // every target project must accept data before anything is stored
   const projects = [...byProject.keys()].map((appKey) => {
     const row = ctx.meta.prepare('SELECT status, stream, time_zone FROM projects WHERE app_key = ?').get(appKey) as
@@ -79,6 +81,8 @@ export async function collect(ctx: DomainContext, records: unknown[]): Promise<C
     if (!row || row.status !== ProjectStatus.normal) {
       for (const r of byProject.get(appKey)!) problems.push({ row: r.index, property: 'appid', value: appKey, reason: 'names no project' })
       byProject.delete(appKey)
+    } else if (!originMayUpload(ctx.meta, appKey, source.origin)) {
+      throw new AppError(400, 400, `project ${appKey} does not accept uploads from the web origin ${source.origin || '(not named by the browser)'} (its allowed origins: POST /uba/manage/enterprise/projects/${appKey}/collector)`, ['Origin'])
     }
   }
   // the developer sees the refused uploads of every stopped project in its problem log
@@ -89,7 +93,7 @@ export async function collect(ctx: DomainContext, records: unknown[]): Promise<C
     throw new AppError(503, 503, `the data stream of project ${appKey} is not started; start it (POST /uba/manage/enterprise/projects/${appKey}/stream {"streamSwitch": true}) and send again`)
   }
   const dropped: Rejection[] = []
-  const result: CollectResult = { code: 200, received: records.length, stored: 0, rejected: problems.length, debug: 0, problems, valuesDropped: 0, dropped }
+  const result: CollectResult = { code: 200, received: upload.records.length, stored: 0, rejected: problems.length, debug: 0, problems, valuesDropped: 0, dropped }
   for (const { appKey, row } of projects) {
     const batch = byProject.get(appKey)
     if (!batch || !row) continue
@@ -111,7 +115,7 @@ export async function collect(ctx: DomainContext, records: unknown[]): Promise<C
     for (const p of loaded.rejected) problems.push({ ...p, row: batch[p.row - 1].index })
     for (const p of loaded.found.dropped) dropped.push({ ...p, row: batch[p.row - 1].index })
   }
-  result.problems = problems.sort((a, b) => a.row - b.row).slice(0, 20)
+  result.problems = [...problems, ...notes].sort((a, b) => a.row - b.row).slice(0, 20)
   result.dropped = dropped.sort((a, b) => a.row - b.row).slice(0, 20)
   return result
 }

@@ -24,6 +24,7 @@ interface ProjectRow {
   sdk_back: string | null
   logo: string | null
   create_time: number
+  collector_origins: string
 }
 
 /** A project as the platform API shows it (2.1). `timeZone` is this product's addition. */
@@ -39,6 +40,8 @@ export interface ProjectView {
   partitionNum: number
   stream: number
   timeZone: string
+  /** Web origins allowed to upload to the collector; empty: any (UBA Desk addition). */
+  collectorOrigins: string[]
   finish?: boolean
 }
 
@@ -61,6 +64,16 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+/** A project's stored list of collector origins (a JSON array; anything else reads as none). */
+export function originList(text: string | undefined): string[] {
+  try {
+    const list = JSON.parse(text ?? '[]') as unknown
+    return Array.isArray(list) ? list.filter((o): o is string => typeof o === 'string') : []
+  } catch {
+    return []
+  }
+}
+
 function view(row: ProjectRow, withToken: boolean): ProjectView {
   const out: ProjectView = {
     appKey: row.app_key,
@@ -71,6 +84,7 @@ function view(row: ProjectRow, withToken: boolean): ProjectView {
     partitionNum: row.partition_num,
     stream: row.stream,
     timeZone: row.time_zone,
+    collectorOrigins: originList(row.collector_origins),
   }
   if (withToken) out.normalToken = row.token
   if (row.logo) out.logo = row.logo

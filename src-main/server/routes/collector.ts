@@ -1,45 +1,101 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainContext } from '../../domain/context'
-import { collect, decodeUpload } from '../../domain/ingest/collector'
+import { AppError } from '../../domain/errors'
+import { collect } from '../../domain/ingest/collector'
+import { decodeUpload } from '../../domain/ingest/uploadDecode'
+import { collectorOrigins } from '../../domain/platform/collectorOrigins'
+import { collectorSchema } from './collectorSchema'
+
+/** A transparent 1x1 GIF: what an image request expects back. */
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
+
+/** Uploads decoded at once; more wait their turn, so hostile ones cannot pile up in memory. */
+const DECODING_AT_ONCE = 2
+let decoding = 0
+const waiting: (() => void)[] = []
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (decoding < DECODING_AT_ONCE) decoding++
+  else await new Promise<void>((resolve) => waiting.push(resolve))
+  try {
+    return await work()
+  } finally {
+    // the slot passes straight to the next in line, or is freed
+    const next = waiting.shift()
+    if (next) next()
+    else decoding--
+  }
+}
+
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 
 /**
- * The local collector at /up: what the SDKs send. No project headers (records carry `appid`); open
- * to apps under test on this machine, including web apps served from another loopback port.
+ * The web origin of a browser request: its Origin, or for an image request (which sends none) its
+ * Referer's origin; '' when a browser names neither; undefined for a request that is not a
+ * browser's (no Fetch metadata): SDKs on servers and phones.
  */
-const rejection = { type: 'object', properties: { row: { type: 'integer', description: "The record's position in the upload, from 1." }, property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } }
+function browserOrigin(request: FastifyRequest): string | undefined {
+  const origin = header(request.headers.origin)
+  if (origin !== undefined) return origin
+  if (request.headers['sec-fetch-site'] === undefined) return undefined
+  try {
+    return new URL(header(request.headers.referer) ?? '').origin
+  } catch {
+    return ''
+  }
+}
 
+const queryOf = (url: string): string => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '')
+
+/**
+ * The local collector at /up: what the SDKs send, by every transport they use. No project headers
+ * (records carry `appid`); open to any web origin (write-only, gated by each project's data
+ * stream and its allowed origins), with CORS and a cross-origin resource policy of its own.
+ */
 export default async function collectorRoutes(app: FastifyInstance, ctx: DomainContext): Promise<void> {
-  // SDKs send the body as JSON, plain text or a form field; it is decoded here, not by Fastify
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser(['application/json', 'text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'string' }, (_req, body, done) => done(null, body))
+  // SDKs send JSON, plain text or a form, sometimes gzipped: the bytes are decoded here, not by Fastify
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(['application/json', 'text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
 
-  // a web SDK sending application/json asks first (CORS preflight); the door answers it
-  app.options('/up', { config: { auth: 'none', collector: true }, schema: { hide: true } }, async (_request, reply) => reply.status(204).send())
+  app.addHook('onSend', async (request, reply) => {
+    // a page elsewhere may send here and read the answer; the image and the beacon are not blocked
+    reply.header('Cross-Origin-Resource-Policy', 'cross-origin')
+    const origin = header(request.headers.origin)
+    const refusedPreflight = request.method === 'OPTIONS' && reply.statusCode !== 204
+    if (origin !== undefined && !refusedPreflight) reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
+  })
 
-  app.post('/up', {
-    config: { auth: 'none', collector: true },
-    schema: {
-      tags: ['collector'],
-      summary: 'Receive SDK uploads (local collector)',
-      description: `What the SDKs upload: a JSON array of records ({appid, xwho, xwhat, xwhen, xcontext}), or that JSON gzipped and then base64-encoded (also as a form field \`data\`). Each record goes to the project its \`appid\` names, and is stored only while that project's data stream is started (stream 2); otherwise the whole upload is refused with 503 so that the SDK keeps it and retries. Only a record without a usable \`appid\`, \`xwho\`, \`xwhat\` or \`xwhen\` is refused (counted in \`rejected\`, with reasons in \`problems\`); a value that does not fit its property's type is left out of its record, which is stored (counted in \`valuesDropped\`, with reasons in \`dropped\`); an xcontext that is not an object, or a key that cannot be a property id, is left out the same way, and a record with more than 300 properties is stored whole (the SDKs keep that limit). Preset \`$\` properties (\`$lib\`, \`$is_login\`...) in \`$profile_increment\` and \`$profile_append\` records are not applied where the operation cannot apply (increment: numbers, append: arrays), and are no problem. Everything refused or left out, and every upload refused while the stream is stopped, is kept in the project's data quality log (GET /uba/api/ingest/problems). \`$debug\` 1 records are checked and not stored. Answers {"code": 200, ...}.`,
-      body: { content: { 'application/json': { schema: { description: 'JSON array of records.' } }, 'text/plain': { schema: { type: 'string' } } } },
-      response: {
-        200: {
-          type: 'object',
-          properties: {
-            code: { type: 'integer', enum: [200] },
-            received: { type: 'integer' },
-            stored: { type: 'integer', description: 'Events written plus profile rows changed.' },
-            rejected: { type: 'integer' },
-            debug: { type: 'integer', description: '$debug 1 records: checked, not stored.' },
-            problems: { type: 'array', description: 'The first 20 records refused, with reasons.', items: rejection },
-            valuesDropped: { type: 'integer', description: 'Values left out of stored records because they do not fit their property.' },
-            dropped: { type: 'array', description: 'The first 20 values left out, with reasons.', items: rejection },
-          },
-        },
-        400: { $ref: 'Error#' },
-        503: { $ref: 'Error#' },
-      },
-    },
-  }, async (request) => collect(ctx, decodeUpload(typeof request.body === 'string' ? request.body : '')))
+  // a web SDK sending application/json asks first (CORS preflight); a project that narrows its
+  // origins is asked by the `appid` in the address
+  app.options('/up', { config: { auth: 'none', collector: true }, schema: { hide: true } }, async (request, reply) => {
+    const origin = header(request.headers.origin)
+    const appid = new URLSearchParams(queryOf(request.url)).get('appid')
+    const allowed = appid ? collectorOrigins(ctx.meta, appid) : []
+    if (origin !== undefined && allowed.length > 0 && !allowed.includes(origin)) {
+      // no CORS grant: the browser does not send
+      throw new AppError(400, 400, `project ${appid} does not accept uploads from the web origin ${origin}`, ['Origin'])
+    }
+    reply
+      .header('Access-Control-Allow-Methods', 'GET, POST')
+      .header('Access-Control-Allow-Headers', 'Content-Type, Content-Encoding')
+      .header('Access-Control-Max-Age', '600')
+    if (request.headers['access-control-request-private-network'] === 'true') reply.header('Access-Control-Allow-Private-Network', 'true')
+    return reply.status(204).send()
+  })
+
+  const receive = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.method === 'GET' ? null : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    const upload = await inTurn(() => decodeUpload({ query: queryOf(request.url), body, contentEncoding: header(request.headers['content-encoding']) }))
+    const result = await collect(ctx, upload, { origin: browserOrigin(request) })
+    // an image request wants an image back; a tool that asks for JSON gets the same answer as a POST
+    if (request.method === 'GET' && !(request.headers.accept ?? '').includes('application/json')) {
+      return reply.type('image/gif').header('Cache-Control', 'no-store').send(PIXEL)
+    }
+    return result
+  }
+
+  const config = { auth: 'none' as const, collector: true }
+  app.post('/up', { config, schema: collectorSchema('POST') }, receive)
+  // HEAD must not store anything: no automatic HEAD route
+  app.get('/up', { config, exposeHeadRoute: false, schema: collectorSchema('GET') }, receive)
 }

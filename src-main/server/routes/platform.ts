@@ -16,6 +16,7 @@ const projectProps = {
   partitionNum: { type: 'integer', description: 'Number of data storage partitions.' },
   stream: { type: 'integer', description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
   timeZone: { type: 'string', description: 'IANA time zone in which days and weeks of this project are computed (UBA Desk addition).' },
+  collectorOrigins: { type: 'array', items: { type: 'string' }, description: 'Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it).' },
 } as const
 
 const appKeyRule = { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$', 'x-rule': 'only English letters and digits, 1-64 characters' }

@@ -280,6 +280,14 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 7,
+    name: 'web origins allowed to upload to the collector, per project',
+    sql: `
+      -- a JSON array of origins ("https://shop.example", "null" for file pages); empty = any origin
+      ALTER TABLE projects ADD COLUMN collector_origins TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
+  {
     version: 8,
     name: 'ingest problems: what the collector refused or left out, per project',
     sql: `
