@@ -8,7 +8,7 @@ import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/
 import { platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
-import { failInterruptedJobs } from './domain/ingest/jobs'
+import { clearLitter, settleInterruptedJobs } from './domain/ingest/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
@@ -76,7 +76,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const ctx = openContext(options, (err, what) => server?.log.error({ err }, `background work failed: ${what}`))
   try {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
-    failInterruptedJobs(ctx)
+    // what a crash left: jobs settled from what their data holds, staging and upload files
+    await settleInterruptedJobs(ctx)
+    clearLitter(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
@@ -111,6 +113,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()
+        clearLitter(ctx)
         ctx.meta.close()
       })()
       return closing
