@@ -9,6 +9,7 @@ import { platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
 import { clearLitter, settleInterruptedJobs } from './domain/ingest/recover'
+import { settleInterruptedRuns } from './domain/cohorts/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
@@ -78,6 +79,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger })
     // what a crash left: jobs settled from what their data holds, staging and upload files
     await settleInterruptedJobs(ctx)
+    await settleInterruptedRuns(ctx)
     clearLitter(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
