@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { AppError } from '../errors'
+import { testPause } from '../testPause'
 import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
@@ -139,6 +140,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     if (s.profiles > 0) result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
     result.reported = s.reported
     await options.beforeCommit?.(result)
+    await testPause('before-commit', 'load')
     await conn.run('COMMIT')
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined)
