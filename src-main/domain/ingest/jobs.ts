@@ -222,7 +222,8 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
             },
           )
           // the data and its outcome are committed: from here on the job has succeeded, and a crash
-          // is settled at start-up from the sealed outcome
+          // is settled at start-up from the sealed outcome; no progress is polled over its 100 %
+          l.phase = null
           await testPause('after-commit', `job ${id}`)
           try {
             await settle(result)
