@@ -20,7 +20,15 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const api = (path: string, method = 'GET', body?: unknown) => callJson(server.url + path, method, shop, body)
+let tagged: { appKey: string; token: string }
+const api = (path: string, method = 'GET', body?: unknown, headers: Record<string, string> = shop) => callJson(server.url + path, method, headers, body)
+
+async function newProject(xtoken: string, appKey: string): Promise<{ appKey: string; token: string }> {
+  expect((await api('/uba/manage/enterprise/projects', 'POST', { appKey, name: appKey, timeZone: 'UTC' }, { xtoken })).status).toBe(200)
+  while ((await api(`/uba/manage/enterprise/projects/${appKey}`, 'GET', undefined, { xtoken })).body.finish !== true) await new Promise((r) => setTimeout(r, 50))
+  const list = await api('/uba/manage/enterprise/projects', 'GET', undefined, { xtoken })
+  return { appKey, token: list.body.find((p: any) => p.appKey === appKey).normalToken }
+}
 const profile = (xwho: string, city: string) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.UTC(2024, 0, 1), xcontext: { $lib: 'js', $platform: 'js', city } })
 const BEIJING = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.city', function: 'EQ', params: ['Beijing'] }] }], relations: [] }
 
@@ -37,21 +45,28 @@ async function createCohort(name: string): Promise<number> {
 const cohort = async (id: number) => (await api(`/uba/api/cohort/${id}?needMore=true`)).body
 const members = async (code: string) => (await api('/uba/api/cohort/users', 'POST', { cohortCode: code, properties: ['xwho'] })).body.users.map((u: any) => u.xwho).sort()
 
-describe('a crash during a cohort computation', () => {
-  it('just after its members committed: the next start says success with them, without computing again', async () => {
+describe('a crash during a cohort or tag computation', () => {
+  it('just after its members committed: the next start says success with them (a cohort, a tag version), without computing again', async () => {
     await start('after-commit')
-    shop = credentialsOf(dataDir).projects[0]
+    const creds = credentialsOf(dataDir)
+    shop = creds.projects[0]
+    // tags in a project of their own: the paused cohort holds its project's write lock
+    tagged = await newProject(creds.xtoken, 'tagged')
     const file = join(dataDir, 'people.jsonl')
     writeFileSync(file, [profile('u1', 'Beijing'), profile('u2', 'Beijing'), profile('u3', 'Paris')].join('\n'))
-    const started = await api('/uba/api/import/jobs', 'POST', { path: file })
-    // the import itself pauses after its commit: kill there, the next start settles it
-    await server.printed(new RegExp(`test pause: after-commit job ${started.body.id}`))
+    const imports = [await api('/uba/api/import/jobs', 'POST', { path: file }), await api('/uba/api/import/jobs', 'POST', { path: file }, tagged)]
+    // the imports themselves pause after their commit: killed there, the next start settles them
+    for (const started of imports) await server.printed(new RegExp(`test pause: after-commit job ${started.body.id}`))
     await server.kill()
     await start('after-commit')
-    expect((await api(`/uba/api/import/jobs/${started.body.id}`)).body).toMatchObject({ state: 'succeeded', rowsWritten: 3 })
+    expect((await api(`/uba/api/import/jobs/${imports[0].body.id}`)).body).toMatchObject({ state: 'succeeded', rowsWritten: 3 })
+    expect((await api(`/uba/api/import/jobs/${imports[1].body.id}`, 'GET', undefined, tagged)).body).toMatchObject({ state: 'succeeded', rowsWritten: 3 })
 
     ids.committed = await createCohort('committed')
+    const tag = await api('/uba/api/tags', 'POST', { name: 'City', rules: [{ value: 'bj', content: BEIJING }] }, tagged)
+    expect(tag.status).toBe(200)
     await server.printed(new RegExp(`test pause: after-commit cohort ${ids.committed}`))
+    await server.printed(new RegExp(`test pause: after-commit tag ${tag.body.id}`))
     expect(await cohort(ids.committed)).toMatchObject({ status: 'calculating', userNumber: null })
     await server.kill()
 
@@ -60,7 +75,9 @@ describe('a crash during a cohort computation', () => {
     const settled = await cohort(ids.committed)
     expect(settled).toMatchObject({ status: 'success', userNumber: 2, failReason: null, calculatedTime: expect.any(String) })
     expect(await members(settled.code)).toEqual(['u1', 'u2'])
-  }, 180_000)
+    const tags = (await api('/uba/api/tags', 'GET', undefined, tagged)).body
+    expect(tags.find((t: any) => t.id === tag.body.id)).toMatchObject({ status: 'success', versions: [{ version: 1, userNumber: 2, calculatedTime: expect.any(String) }] })
+  }, 240_000)
 
   it('before its members committed: the next start computes it again, and it says success once it has', async () => {
     ids.rolledBack = await createCohort('rolled back')

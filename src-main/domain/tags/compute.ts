@@ -10,6 +10,7 @@ import { validateContent } from '../cohorts/rules'
 import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from '../cohorts/runs'
 import type { DomainContext } from '../context'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { testPause } from '../testPause'
 import type { ProjectScope } from '../platform/projects'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
@@ -101,8 +102,10 @@ const TAGS: Computation<TagRow, TagOutcome> = {
       const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = $1`, [version])).getRows()[0][0])
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
+      await testPause('before-commit', `tag ${id}`)
       return n
     })
+    await testPause('after-commit', `tag ${id}`)
     recordTagVersion(ctx.meta, id, run, { version, userNumber, now })
     await forgetOutcomes(conn, [tagRunKey(id, run)]).catch(() => undefined)
     return { version, userNumber, matched }
