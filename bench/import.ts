@@ -103,7 +103,7 @@ export async function benchImport(): Promise<void> {
       })
       return timed(async () => {
         const result = await app.ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
-          importFile(app.ctx, scope, conn, { file, format, kind: 'events', mapping, onError: 'abort', dedupe: false }, () => {}),
+          importFile(app.ctx, scope, conn, { file, format, kind: 'events', mapping, onError: 'abort', dedupe: false }, () => {}, async () => {}),
         )
         if (result.eventsWritten !== ROWS) throw new Error(`wrote ${result.eventsWritten} of ${ROWS}`)
       })

@@ -8,7 +8,8 @@ import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/
 import { getSetting, platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
-import { failInterruptedJobs } from './domain/ingest/jobs'
+import { clearLitter, settleInterruptedJobs } from './domain/ingest/recover'
+import { settleInterruptedRuns } from './domain/cohorts/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
@@ -103,7 +104,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const collectorListener = new CollectorListener(ctx, options.logger)
   try {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger, collectorListener })
-    failInterruptedJobs(ctx)
+    // what a crash left: jobs settled from what their data holds, staging and upload files
+    await settleInterruptedJobs(ctx)
+    await settleInterruptedRuns(ctx)
+    clearLitter(ctx)
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
@@ -145,6 +149,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         clearTimeout(grace)
         await ctx.background.idle()
         await ctx.warehouse.close()
+        clearLitter(ctx)
         ctx.meta.close()
       })()
       return closing

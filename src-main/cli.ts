@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -8,6 +8,7 @@ import { importCommand } from './cliImport'
 import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
 import { parseCollectorListen } from './server/collectorAddress'
+import { servingServer } from './serverFile'
 
 const USAGE = `usage: uba-desk <command> [options]
 
@@ -37,27 +38,14 @@ export function defaultUiDir(): string {
   return resolve(here, '..', 'out', 'renderer')
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Refuses to start over a data folder that a live server already holds (its DuckDB files are locked). */
-function claimDataDir(serverFile: string): void {
-  if (!existsSync(serverFile)) return
-  try {
-    const other = JSON.parse(readFileSync(serverFile, 'utf8')) as { pid?: number; url?: string }
-    if (other.pid && other.pid !== process.pid && isAlive(other.pid)) {
-      throw new Error(`another UBA Desk server (pid ${other.pid}) already serves this data folder at ${other.url}`)
-    }
-  } catch (err) {
-    if (err instanceof SyntaxError) return
-    throw err
-  }
+/**
+ * Refuses to start over a data folder that a live server already serves (its DuckDB files are
+ * locked); a server.json left by a crash, whose pid may now be another program's, is replaced.
+ */
+async function claimDataDir(dataDir: string, serverFile: string): Promise<void> {
+  const other = await servingServer(dataDir)
+  if (other) throw new Error(`another UBA Desk server (pid ${other.pid}) already serves this data folder at ${other.url}`)
+  rmSync(serverFile, { force: true })
 }
 
 export interface ServeOptions {
@@ -74,7 +62,7 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<RunningApp> {
   const layout = dataLayout(options.dataDir)
   mkdirSync(options.dataDir, { recursive: true })
-  claimDataDir(layout.serverFile)
+  await claimDataDir(options.dataDir, layout.serverFile)
   const logDir = join(options.dataDir, 'logs')
   mkdirSync(logDir, { recursive: true })
   const logger = pino(

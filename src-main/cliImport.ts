@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { openContext } from './app'
 import { cancelJob, getJob, startImportJob, type JobView } from './domain/ingest/jobs'
 import { checkedPath, importSpecOf, type ImportFields } from './domain/ingest/request'
-import { dataLayout } from './paths'
+import { servingServer } from './serverFile'
 
 /**
  * `uba-desk import --project KEY FILE...`: imports files one after the other with a progress bar.
@@ -45,17 +44,9 @@ function summary(job: JobView): string {
   return lines.join('\n')
 }
 
-/** The URL of the live server that holds this data folder, or null. */
-export function liveServer(dataDir: string): string | null {
-  const file = dataLayout(dataDir).serverFile
-  if (!existsSync(file)) return null
-  try {
-    const { url, pid } = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number }
-    process.kill(pid, 0)
-    return url
-  } catch {
-    return null
-  }
+/** The URL of the live server that serves this data folder, or null. */
+export async function liveServer(dataDir: string): Promise<string | null> {
+  return (await servingServer(dataDir))?.url ?? null
 }
 
 async function viaServer(url: string, token: string, cmd: ImportCommand, file: string): Promise<JobView> {
@@ -74,7 +65,7 @@ async function viaServer(url: string, token: string, cmd: ImportCommand, file: s
 
 export async function importCommand(cmd: ImportCommand): Promise<number> {
   if (cmd.files.length === 0) throw new Error('name at least one file to import')
-  const url = liveServer(cmd.dataDir)
+  const url = await liveServer(cmd.dataDir)
   const ctx = openContext({ dataDir: cmd.dataDir }, (err) => console.error(err))
   let failed = 0
   try {

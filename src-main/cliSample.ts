@@ -68,7 +68,7 @@ function summary(job: JobView): string {
 
 export async function sampleCommand(cmd: SampleCommand): Promise<number> {
   const request: SampleRequest = { users: whole(cmd.users, 'users'), days: whole(cmd.days, 'days'), seed: whole(cmd.seed, 'seed'), endDate: cmd.endDate }
-  const url = liveServer(cmd.dataDir)
+  const url = await liveServer(cmd.dataDir)
   const ctx = openContext({ dataDir: cmd.dataDir }, (err) => console.error(err))
   try {
     const project = ctx.meta.prepare('SELECT token, time_zone FROM projects WHERE app_key = ? AND status = 1').get(cmd.appKey) as { token: string; time_zone: string } | undefined

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { resolve } from 'node:path'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
@@ -82,7 +83,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   installAuth(app, ctx)
   await installOpenApi(app, ctx.version)
 
-  await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir })
+  await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir, dataDir: resolve(ctx.dataDir) })
   await app.register(platformRoutes, ctx)
   await app.register(memberRoutes, ctx)
   await app.register(projectRoutes, ctx)

@@ -14,6 +14,8 @@ import { membersSql } from './ruleSql'
 import { validateContent } from './rules'
 import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Computation } from './runs'
 import { membersTable, type CohortRow } from './store'
+import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { testPause } from '../testPause'
 
 /**
  * Computing a cohort: its members are written to `cohort_<code>` (distinct_id BIGINT, xwho VARCHAR,
@@ -26,6 +28,14 @@ export interface Outcome {
   /** File cohorts: distinct values that matched at least one user. */
   matched?: number
 }
+
+/** What a cohort run seals with its members (domain/outcomes.ts). */
+export interface SealedCohortRun {
+  userNumber: number
+  now: number
+}
+
+export const cohortRunKey = (id: number, run: number): string => `cohort:${id}:${run}`
 
 /** SQL for "now" as a local TIMESTAMP of the session's time zone (as the analyses write it). */
 export function nowLocalSql(now: number): string {
@@ -66,12 +76,18 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const userNumber = await inTransaction(conn, async () => {
       await conn.run(`CREATE OR REPLACE TABLE ${table} AS SELECT CAST(distinct_id AS BIGINT) AS distinct_id, CAST(xwho AS VARCHAR) AS xwho FROM (${select}) ORDER BY distinct_id`, p.values as never)
-      return Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0])
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0])
+      // the run's outcome commits with its members: a crash before the status below is settled at start-up
+      await sealOutcome(conn, cohortRunKey(row.id, run), { userNumber: n, now } satisfies SealedCohortRun)
+      await testPause('before-commit', `cohort ${row.id}`)
+      return n
     })
+    await testPause('after-commit', `cohort ${row.id}`)
     const changed = ctx.meta
       .prepare(`UPDATE cohorts SET status = 'success', fail_reason = NULL, user_number = ?, calculated_time = ?, update_time = ? WHERE id = ? AND run = ?`)
       .run(userNumber, now, now, row.id, run).changes
     dataChanged(ctx.meta, appKey)
+    await forgetOutcomes(conn, [cohortRunKey(row.id, run)]).catch(() => undefined)
     return changed > 0 ? { userNumber, matched } : null
   },
 }

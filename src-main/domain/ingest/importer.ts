@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../platform/projects'
-import { eventPropertyTypes, recordReported, userPropertyTypes } from '../schema/plan'
+import { eventPropertyTypes, userPropertyTypes } from '../schema/plan'
 import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'
 import { normalizeRecords } from './records'
@@ -24,7 +24,7 @@ export interface ImportSpec extends LoadOptions {
 export type Phase = 'reading' | 'checking' | 'writing'
 
 /** A job's progress report: the phase it enters and, once the file is read, the rows read. */
-export type OnPhase = (phase: Phase, rowsRead?: number) => void
+export type OnPhase = (phase: Phase, rowsRead?: number) => void | Promise<void>
 
 /** Column names of the staged rows, in file order. */
 export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
@@ -52,18 +52,23 @@ export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: D
 
 /**
  * One import, on one connection of the project's warehouse: read the file through DuckDB,
- * check every record against the plan, write the valid ones in one transaction, then mark in the
- * plan what reported. `onPhase` lets a job show where it is.
+ * check every record against the plan, write the valid ones in one transaction, sealed with
+ * `seal` (the job's outcome) right before its commit. The caller marks in the plan what reported.
+ * `onPhase` lets a job show where it is.
  */
-export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: OnPhase): Promise<LoadResult> {
-  onPhase('reading')
+export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>): Promise<LoadResult> {
+  await onPhase('reading')
   const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec)
   // the staged count is free (table metadata); for JSON it includes blank lines until the check
   const stagedRows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${staged}`)).getRows()[0][0])
-  onPhase('checking', stagedRows)
+  await onPhase('checking', stagedRows)
   const plan = await normalize(ctx, scope, conn, staged, spec)
-  onPhase('writing')
-  const result = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { ...spec, beforeCommit: () => onPhase('writing') })
-  recordReported(ctx.meta, scope.appKey, result.reported)
-  return result
+  await onPhase('writing')
+  return loadNorm(conn, plan.events, plan.users, plan.unsetIds, {
+    ...spec,
+    beforeCommit: async (result) => {
+      await onPhase('writing')
+      await seal(result)
+    },
+  })
 }

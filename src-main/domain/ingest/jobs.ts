@@ -6,7 +6,11 @@ import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
 import type { ProjectScope } from '../platform/projects'
+import { forgetOutcomes } from '../outcomes'
+import { recordReported } from '../schema/plan'
+import { testPause } from '../testPause'
 import { importFile, type ImportSpec, type OnPhase, type Phase } from './importer'
+import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
 
@@ -37,7 +41,7 @@ export interface JobView {
   result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> | null
 }
 
-interface JobRow {
+export interface JobRow {
   id: string
   app_key: string
   state: JobState
@@ -103,7 +107,7 @@ export function listJobs(ctx: DomainContext, appKey: string): JobView[] {
   return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map(view)
 }
 
-function update(ctx: DomainContext, id: string, fields: Partial<Record<keyof JobRow, unknown>>): void {
+export function update(ctx: DomainContext, id: string, fields: Partial<Record<keyof JobRow, unknown>>): void {
   const keys = Object.keys(fields)
   ctx.meta.prepare(`UPDATE import_jobs SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => (fields as Record<string, unknown>)[k]), id)
 }
@@ -129,8 +133,39 @@ export interface JobLabel {
   options: Record<string, unknown>
 }
 
-/** The work of a job: on the project's connection, reporting its phase; resolves to its counts. */
-export type JobWork = (conn: DuckDBConnection, onPhase: OnPhase) => Promise<LoadResult>
+/**
+ * The work of a job: on the project's connection, reporting its phase; resolves to its counts.
+ * It writes in one transaction and calls `seal` with its result right before that COMMIT, so that
+ * the job's outcome commits with its data (see domain/outcomes.ts).
+ */
+export type JobWork = (conn: DuckDBConnection, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>) => Promise<LoadResult>
+
+/**
+ * What a job does in the metadata once its data committed (the plan). Start-up runs it again for a
+ * job whose data committed just before the app stopped, so it must be safe to repeat.
+ */
+export type Settle = (result: LoadResult) => void | Promise<void>
+
+/** The plan side of an import: what reported is marked in the project's plan. */
+export function settleImport(ctx: DomainContext, appKey: string): Settle {
+  return (result) => recordReported(ctx.meta, appKey, result.reported)
+}
+
+/** A job's row once it succeeded with `result`; `options` is the job's stored options. */
+export function succeededFields(options: string, result: LoadResult): Partial<Record<keyof JobRow, unknown>> {
+  const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result
+  return {
+    state: 'succeeded',
+    percent: 100,
+    rows_read: result.rowsRead,
+    rows_written: eventsWritten + profilesChanged,
+    rows_rejected: result.rowsRejected,
+    rejected: JSON.stringify(result.rejected),
+    error: null,
+    options: JSON.stringify({ ...JSON.parse(options), result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } }),
+    end_time: Date.now(),
+  }
+}
 
 /** Queues an import of a file and returns at once. `upload` is an uploaded file to delete afterwards. */
 export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: ImportSpec, operator: Operator | null, upload?: { file: string; name: string }): JobView {
@@ -140,7 +175,8 @@ export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: Im
     source: upload?.name ?? basename(spec.file),
     options: { mapping: spec.mapping, onError: spec.onError, dedupe: spec.dedupe, sheet: spec.sheet, delimiter: spec.delimiter, decimal: spec.decimal },
   }
-  return startJob(ctx, scope, label, (conn, onPhase) => importFile(ctx, scope, conn, spec, onPhase), operator, () => {
+  const work: JobWork = (conn, onPhase, seal) => importFile(ctx, scope, conn, spec, onPhase, seal)
+  return startJob(ctx, scope, label, work, settleImport(ctx, scope.appKey), operator, () => {
     if (upload) rmSync(upload.file, { force: true })
   })
 }
@@ -149,7 +185,7 @@ export function startImportJob(ctx: DomainContext, scope: ProjectScope, spec: Im
  * Queues a job that writes into the project's warehouse and returns at once. Jobs of one project
  * run one at a time; `cleanup` runs when the job has ended, whatever the outcome.
  */
-export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabel, work: JobWork, operator: Operator | null, cleanup?: () => void): JobView {
+export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabel, work: JobWork, settle: Settle, operator: Operator | null, cleanup?: () => void): JobView {
   const id = randomUUID()
   ctx.meta
     .prepare(
@@ -164,29 +200,39 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
     withWriteLock(ctx, scope.appKey, async () => {
       if (l.cancelled) return
       update(ctx, id, { state: 'running', start_time: Date.now() })
+      let unsettled: unknown = null
       const stop = trackProgress(ctx, id, l)
       try {
-        const result = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+        await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
           l.conn = conn
           await conn.run('SET enable_progress_bar = true')
           await conn.run('SET enable_progress_bar_print = false')
-          return work(conn, (phase, rowsRead) => {
-            // a cancel between statements (no query to interrupt) is honoured at the next phase
-            if (l.cancelled) throw new AppError(400, 400, 'cancelled')
-            l.phase = phase
-            update(ctx, id, { percent: PHASES[phase][0], ...(rowsRead === undefined ? {} : { rows_read: rowsRead }) })
-          })
-        })
-        const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result
-        update(ctx, id, {
-          state: 'succeeded',
-          percent: 100,
-          rows_read: result.rowsRead,
-          rows_written: eventsWritten + profilesChanged,
-          rows_rejected: result.rowsRejected,
-          rejected: JSON.stringify(result.rejected),
-          options: JSON.stringify({ ...label.options, result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } }),
-          end_time: Date.now(),
+          const result = await work(
+            conn,
+            async (phase, rowsRead) => {
+              // a cancel between statements (no query to interrupt) is honoured at the next phase
+              if (l.cancelled) throw new AppError(400, 400, 'cancelled')
+              l.phase = phase
+              update(ctx, id, { percent: PHASES[phase][0], ...(rowsRead === undefined ? {} : { rows_read: rowsRead }) })
+              await testPause(phase, `job ${id}`)
+            },
+            async (sealed) => {
+              await sealJob(conn, id, sealed)
+              await testPause('before-commit', `job ${id}`)
+            },
+          )
+          // the data and its outcome are committed: from here on the job has succeeded, and a crash
+          // is settled at start-up from the sealed outcome; no progress is polled over its 100 %
+          l.phase = null
+          await testPause('after-commit', `job ${id}`)
+          try {
+            await settle(result)
+          } catch (err) {
+            unsettled = err
+          }
+          update(ctx, id, succeededFields(JSON.stringify(label.options), result))
+          // kept when the plan is not settled yet: the next start settles it from there
+          if (unsettled === null) await forgetOutcomes(conn, [jobKey(id)]).catch(() => undefined)
         })
       } catch (err) {
         finishFailed(ctx, id, l, err)
@@ -195,6 +241,8 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
         l.conn = null
         l.phase = null
       }
+      // logged by the background runner
+      if (unsettled !== null) throw unsettled
     }).finally(() => {
       live.delete(id)
       cleanup?.()
@@ -241,9 +289,3 @@ export function cancelJob(ctx: DomainContext, appKey: string, id: string, operat
   return getJob(ctx, appKey, id)
 }
 
-/** Jobs that were queued or running when the app stopped did not finish: they wrote nothing. */
-export function failInterruptedJobs(ctx: DomainContext): void {
-  ctx.meta
-    .prepare("UPDATE import_jobs SET state = 'failed', end_time = ?, error = 'the app stopped before the import finished; nothing was imported' WHERE state IN ('queued', 'running')")
-    .run(Date.now())
-}

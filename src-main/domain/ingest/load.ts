@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { AppError } from '../errors'
+import { testPause } from '../testPause'
 import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
@@ -18,8 +19,11 @@ export interface Rejection {
 
 export interface LoadOptions {
   onError: 'abort' | 'skip'
-  /** Called just before the commit: throwing there rolls the whole load back (a cancel). */
-  beforeCommit?: () => void
+  /**
+   * Called just before the commit with what the load wrote, on its connection inside its
+   * transaction: throwing there rolls the whole load back (a cancel); a job seals its outcome there.
+   */
+  beforeCommit?: (result: LoadResult) => void | Promise<void>
   /** Leave out records equal to one already stored (user, event, time and every property they carry). */
   dedupe: boolean
 }
@@ -135,7 +139,8 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     // a file of events only has no profile operations to order
     if (s.profiles > 0) result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
     result.reported = s.reported
-    options.beforeCommit?.()
+    await options.beforeCommit?.(result)
+    await testPause('before-commit', 'load')
     await conn.run('COMMIT')
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined)

@@ -9,6 +9,8 @@ import { contentSql, usersFrom } from '../cohorts/ruleSql'
 import { validateContent } from '../cohorts/rules'
 import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from '../cohorts/runs'
 import type { DomainContext } from '../context'
+import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { testPause } from '../testPause'
 import type { ProjectScope } from '../platform/projects'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
@@ -65,6 +67,23 @@ async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
   return { select: 'SELECT e.distinct_id, f.label AS value FROM user_ids e JOIN file_values f ON f.value = e.xwho', matched }
 }
 
+/** What a tag run seals with its version (domain/outcomes.ts). */
+export interface SealedTagRun {
+  version: number
+  userNumber: number
+  now: number
+}
+
+export const tagRunKey = (id: number, run: number): string => `tag:${id}:${run}`
+
+/** Records a computed version of a tag and marks the run a success (again after a crash: no harm). */
+export function recordTagVersion(meta: MetaDb, id: number, run: number, sealed: SealedTagRun): void {
+  meta.transaction(() => {
+    meta.prepare('INSERT OR IGNORE INTO tag_versions (tag_id, version, user_number, calculated_time) VALUES (?, ?, ?, ?)').run(id, sealed.version, sealed.userNumber, sealed.now)
+    meta.prepare(`UPDATE tags SET status = 'success', fail_reason = NULL, update_time = ? WHERE id = ? AND run = ?`).run(sealed.now, id, run)
+  })()
+}
+
 const TAGS: Computation<TagRow, TagOutcome> = {
   table: 'tags',
   label: 'tag',
@@ -80,12 +99,15 @@ const TAGS: Computation<TagRow, TagOutcome> = {
       // a version left by a run whose metadata write never happened is replaced
       await conn.run(`DELETE FROM ${table} WHERE version >= $1`, [version])
       await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values as never)
-      return Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = $1`, [version])).getRows()[0][0])
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = $1`, [version])).getRows()[0][0])
+      // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
+      await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
+      await testPause('before-commit', `tag ${id}`)
+      return n
     })
-    ctx.meta.transaction(() => {
-      ctx.meta.prepare('INSERT INTO tag_versions (tag_id, version, user_number, calculated_time) VALUES (?, ?, ?, ?)').run(id, version, userNumber, now)
-      ctx.meta.prepare(`UPDATE tags SET status = 'success', fail_reason = NULL, update_time = ? WHERE id = ? AND run = ?`).run(now, id, run)
-    })()
+    await testPause('after-commit', `tag ${id}`)
+    recordTagVersion(ctx.meta, id, run, { version, userNumber, now })
+    await forgetOutcomes(conn, [tagRunKey(id, run)]).catch(() => undefined)
     return { version, userNumber, matched }
   },
 }

@@ -18,7 +18,7 @@ export const UI_CSP = [
 ].join('; ')
 
 /** Health, and the built web UI as static files; neither needs credentials. */
-export default async function systemRoutes(app: FastifyInstance, opts: { version: string; uiDir: string | null }): Promise<void> {
+export default async function systemRoutes(app: FastifyInstance, opts: { version: string; uiDir: string | null; dataDir: string }): Promise<void> {
   // everything this plugin serves is open: health and the UI's static files
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, auth: 'none' }
@@ -29,12 +29,18 @@ export default async function systemRoutes(app: FastifyInstance, opts: { version
     schema: {
       tags: ['system'],
       summary: 'Health',
+      description: 'Whether the server is up, and which data folder it serves (`dataDir`): a server starting on a folder whose server.json names a live process asks that URL, and refuses to start only when the answer names the same folder.',
       response: responses({
         type: 'object',
-        properties: { status: { type: 'string', enum: ['ok'] }, version: { type: 'string' }, uptimeSeconds: { type: 'number' } },
+        properties: {
+          status: { type: 'string', enum: ['ok'] },
+          version: { type: 'string' },
+          uptimeSeconds: { type: 'number' },
+          dataDir: { type: 'string', description: 'Absolute path of the data folder this server serves.' },
+        },
       }, []),
     },
-  }, async () => ({ status: 'ok', version: opts.version, uptimeSeconds: (Date.now() - startedAt) / 1000 }))
+  }, async () => ({ status: 'ok', version: opts.version, uptimeSeconds: (Date.now() - startedAt) / 1000, dataDir: opts.dataDir }))
 
   if (opts.uiDir && existsSync(opts.uiDir)) {
     await app.register(fastifyStatic, {

@@ -5,9 +5,10 @@ import type { ProjectScope } from '../../platform/projects'
 import { tableRow } from '../../schema/dimensionMeta'
 import { createDimensionTable } from '../../schema/dimensions'
 import { eventPropertyTypes, recordReported, userPropertyTypes } from '../../schema/plan'
-import { listJobs, startJob, type JobView, type JobWork } from '../jobs'
+import type { DataType } from '../../schema/types'
+import { listJobs, startJob, type JobView, type JobWork, type Settle } from '../jobs'
 import type { LoadResult } from '../load'
-import { loadSample } from './load'
+import { loadSample, type SampleLoad } from './load'
 import { sampleOptions, sampleWindow, type SampleOptions, type SampleRequest } from './options'
 import { EVENT_COLUMNS, nameSamplePlan, sampleReported, USER_COLUMNS } from './plan'
 import { PRODUCTS } from './products'
@@ -54,21 +55,36 @@ async function createProducts(ctx: DomainContext, scope: ProjectScope, operator:
   await createDimensionTable(ctx, scope, input, operator)
 }
 
-/** The job's work: check under the write lock, load in one transaction, then the plan and the products table. */
-function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOptions, operator: Operator | null): JobWork {
-  return async (conn, onPhase): Promise<LoadResult> => {
-    onPhase('reading')
+/** What the job reports for a load of the sample. */
+function resultOf(load: SampleLoad, types: { event: Map<string, DataType>; user: Map<string, DataType> }): LoadResult {
+  const reported = sampleReported(load.occurred, types)
+  return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported }
+}
+
+/** The job's work: check under the write lock, then load in one transaction, sealed with its outcome. */
+function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOptions): JobWork {
+  return async (conn, onPhase, seal): Promise<LoadResult> => {
+    await onPhase('reading')
     // an import queued before this job may have filled the project meanwhile
     const before = await contents(conn)
     if (before.events + before.profiles > 0) throw notEmpty(before.events, before.profiles)
     checkPlanTypes(ctx, scope.appKey)
     const types = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
-    const load = await loadSample(conn, sampleWindow(options), types, onPhase)
-    const reported = sampleReported(load.occurred, types)
-    recordReported(ctx.meta, scope.appKey, reported)
+    const load = await loadSample(conn, sampleWindow(options), types, onPhase, (sealed) => seal(resultOf(sealed, types)))
+    return resultOf(load, types)
+  }
+}
+
+/**
+ * Once the sample committed: the plan (what reported, with the sample's names) and the products
+ * table. Safe to repeat: start-up runs it again for a sample whose data committed just before the
+ * app stopped.
+ */
+export function settleSample(ctx: DomainContext, scope: ProjectScope, operator: Operator | null): Settle {
+  return async (result) => {
+    recordReported(ctx.meta, scope.appKey, result.reported)
     nameSamplePlan(ctx.meta, scope.appKey)
     await createProducts(ctx, scope, operator)
-    return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported }
   }
 }
 
@@ -85,5 +101,5 @@ export async function startSampleJob(ctx: DomainContext, scope: ProjectScope, re
   const found = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, contents)
   if (found.events + found.profiles > 0) throw notEmpty(found.events, found.profiles)
   const label = { kind: 'sample', format: 'generated', source: 'sample e-commerce data', options: { ...options } }
-  return startJob(ctx, scope, label, sampleWork(ctx, scope, options, operator), operator)
+  return startJob(ctx, scope, label, sampleWork(ctx, scope, options), settleSample(ctx, scope, operator), operator)
 }

@@ -18,29 +18,36 @@ export interface SampleLoad {
 
 /**
  * Generates the sample and writes it in one transaction: columns, distinct ids, events and
- * profiles. A failure or an interrupt rolls all of it back. `step` is called between statements
+ * profiles, and `beforeCommit` (the job's outcome) last. A failure or an interrupt rolls all of it
+ * back. `step` is called between statements
  * with the phase that follows (a cancelled job stops there): reading while users, sessions and
  * orders are drawn, checking while the events are written (the long part), writing for the rest.
  */
-export async function loadSample(conn: DuckDBConnection, w: SampleWindow, types: { event: Map<string, DataType>; user: Map<string, DataType> }, step: (phase: Phase) => void): Promise<SampleLoad> {
+export async function loadSample(
+  conn: DuckDBConnection,
+  w: SampleWindow,
+  types: { event: Map<string, DataType>; user: Map<string, DataType> },
+  step: (phase: Phase) => void | Promise<void>,
+  beforeCommit: (load: SampleLoad) => Promise<void>,
+): Promise<SampleLoad> {
   await conn.run('BEGIN TRANSACTION')
   try {
-    step('reading')
+    await step('reading')
     await lookupTables(conn)
     await days(conn, w)
-    step('reading')
+    await step('reading')
     await users(conn, w)
-    step('reading')
+    await step('reading')
     await ensureUserIds(conn)
     await assignDistinctIds(conn, 's_users')
     await conn.run('CREATE OR REPLACE TEMP TABLE s_users AS SELECT s.*, i.distinct_id FROM s_users s JOIN user_ids i USING (xwho)')
-    step('reading')
+    await step('reading')
     await sessions(conn, w)
     await signUps(conn, w)
-    step('reading')
+    await step('reading')
     await orders(conn, w)
 
-    step('checking')
+    await step('checking')
     // a column appears with its data, typed as the plan says (the sample's own type when new)
     const eventColumns = await propertyColumns(conn, 'event_vd')
     const profileColumns = await propertyColumns(conn, 'profile_vd')
@@ -51,11 +58,12 @@ export async function loadSample(conn: DuckDBConnection, w: SampleWindow, types:
     // other writers of this database out until the setting is reset
     await conn.run("SET disabled_compression_methods = 'fsst,alp,alprd'")
     const events = await writeEvents(conn, w)
-    step('writing')
+    await step('writing')
     const profiles = await writeProfiles(conn, w)
-    const occurred = await occurredEvents(conn)
+    const load = { events, profiles, occurred: await occurredEvents(conn) }
+    await beforeCommit(load)
     await conn.run('COMMIT')
-    return { events, profiles, occurred }
+    return load
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined)
     throw err
