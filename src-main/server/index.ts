@@ -4,7 +4,7 @@ import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
 import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
-import { installErrorHandling } from './errors'
+import { frameworkErrors, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
@@ -43,7 +43,9 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    // long path parameters reach the route layer, which answers 414 after the door and auth
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    frameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // a request the HTTP parser cannot read still gets the spec's body

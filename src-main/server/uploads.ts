@@ -3,7 +3,7 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
-import { badParam } from '../domain/errors'
+import { AppError, badParam } from '../domain/errors'
 
 /** A multipart request's fields and its one file, saved under the data folder's uploads/. */
 export interface Upload {
@@ -13,6 +13,16 @@ export interface Upload {
 }
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 ** 3
+
+/**
+ * The multipart reader's own failures (no boundary, a body cut short, a bad part header) are the
+ * caller's body: a 400 naming it. A failure to write the file (a full disk) stays what it is.
+ */
+function unreadable(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Error)) return err
+  if ('syscall' in err || 'statusCode' in err) return err
+  return badParam('body', `the multipart body cannot be read: ${err.message}`)
+}
 
 /**
  * Streams the file part to disk (never into memory) and collects the text fields. The caller owns
@@ -39,7 +49,7 @@ export async function receiveUpload(request: FastifyRequest, dataDir: string): P
     }
   } catch (err) {
     if (upload.file) rmSync(upload.file, { force: true })
-    throw err
+    throw unreadable(err)
   }
   return upload
 }
