@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { AppError } from '../domain/errors'
-import { errorRef } from './schemas/common'
+import { errorDescriptions, errorRef } from './schemas/common'
 import { describeValidation } from './validation'
 
 /** The body of every non-200 answer (spec part 7). */
@@ -59,6 +59,20 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   reply.status(appError.status).send(errorBody(appError))
 }
 
+const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE']
+
+/**
+ * What the transport itself can answer on a route, whatever the route does, so that its
+ * documentation lists it: 400 (the door: Host, Origin; a bad %-escape), 415 on a write with a
+ * body that is not JSON (the door), 414 where a path parameter can be too long.
+ */
+function transportAnswers(methods: string[], url: string): Record<string, object> {
+  const out: Record<string, object> = { 400: { ...errorRef, description: errorDescriptions[400] } }
+  if (methods.some((m) => WRITES.includes(m))) out[415] = { ...errorRef, description: errorDescriptions[415] }
+  if (/\/:/.test(url)) out[414] = { ...errorRef, description: `A path parameter is longer than ${MAX_PARAM_CHARS} characters.` }
+  return out
+}
+
 /**
  * Installs the error handler (typed errors and validation -> `{code, msg, data}`, anything else ->
  * a logged 500 that says nothing of internals) and the not-found handler, which answers 400 when
@@ -71,11 +85,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     for (const method of methods) {
       if (!known.hasRoute(method as never, route.url)) known.on(method as never, route.url, () => {})
     }
-    // a route with path parameters can answer 414: its documentation says so
     const response = route.schema?.response as Record<string, object> | undefined
-    if (response && /\/:/.test(route.url) && !response[414]) {
-      route.schema = { ...route.schema, response: { ...response, 414: { ...errorRef, description: `A path parameter is longer than ${MAX_PARAM_CHARS} characters.` } } }
-    }
+    if (response) route.schema = { ...route.schema, response: { ...transportAnswers(methods, route.url), ...response } }
   })
 
   // Path parameters are checked after the door and the credentials (onRequest), like any input;

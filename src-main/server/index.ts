@@ -49,9 +49,12 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // a request the HTTP parser cannot read still gets the spec's body
-    clientErrorHandler: (_err, socket) => {
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
       if (!socket.writable) return
-      const body = JSON.stringify({ code: 400, msg: 'malformed HTTP request', data: null })
+      // Node reads at most 16 KB of request line and headers: most often a very long query string
+      const body = JSON.stringify(err.code === 'HPE_HEADER_OVERFLOW'
+        ? { code: 400, msg: 'the request line and headers are larger than 16 KB: send long values in a JSON body', data: ['headers'] }
+        : { code: 400, msg: 'malformed HTTP request', data: null })
       socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
     },
   })

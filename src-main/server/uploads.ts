@@ -18,7 +18,7 @@ export const MAX_UPLOAD_BYTES = 4 * 1024 ** 3
  * The multipart reader's own failures (no boundary, a body cut short, a bad part header) are the
  * caller's body: a 400 naming it. A failure to write the file (a full disk) stays what it is.
  */
-function unreadable(err: unknown): unknown {
+export function unreadable(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Error)) return err
   if ('syscall' in err || 'statusCode' in err) return err
   return badParam('body', `the multipart body cannot be read: ${err.message}`)

@@ -66,6 +66,21 @@ describe('no input gives a 500: what Fastify and its plugins refuse is {code, ms
     expect(res.body.msg).toMatch(/^the multipart body cannot be read: /)
   })
 
+  it('answers 400 naming headers, as JSON, to a request line and headers over 16 KB', async () => {
+    const res = await get(`/uba/api/cohort?loginUser=${'x'.repeat(20_000)}`)
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ code: 400, msg: 'the request line and headers are larger than 16 KB: send long values in a JSON body', data: ['headers'] })
+  })
+
+  it('answers 400 naming body to a cohort file upload cut short', async () => {
+    const body = '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nu1\nu2'
+    for (const path of ['/uba/api/cohort/byfile', '/uba/api/tags/byfile']) {
+      const res = await s.call('POST', path, { headers: { ...s.project, 'content-type': 'multipart/form-data; boundary=x' }, rawBody: body })
+      expect(res.status).toBe(400)
+      expect(res.body.data).toEqual(['body'])
+    }
+  })
+
   it('documents 414 on every operation with a path parameter', async () => {
     const spec = (await s.call('GET', '/openapi.json')).body
     for (const [path, ops] of Object.entries<Record<string, any>>(spec.paths)) {
