@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs'
 import { availableParallelism, totalmem } from 'node:os'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Background } from './domain/background'
@@ -16,6 +15,7 @@ import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
 import { version } from './version'
+import { createPrivateFile, privateDir, privateFiles } from './store/private'
 
 export interface Credentials {
   xtoken: string
@@ -48,8 +48,10 @@ export interface RunningApp {
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
 export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit'>, onError: (err: unknown, what: string) => void): DomainContext {
   const layout = dataLayout(options.dataDir)
-  mkdirSync(options.dataDir, { recursive: true })
+  privateDir(options.dataDir)
+  createPrivateFile(layout.meta)
   const meta = openMetaDb(layout.meta)
+  privateFiles(`${layout.meta}-wal`, `${layout.meta}-shm`)
   const warehouse = new Warehouse({
     dir: layout.projects,
     threads: options.threads ?? availableParallelism(),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -7,6 +7,7 @@ import { credentialsOf, openContext, startApp, type RunningApp } from './app'
 import { importCommand } from './cliImport'
 import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
+import { privateDir } from './store/private'
 
 const USAGE = `usage: uba-desk <command> [options]
 
@@ -68,13 +69,13 @@ export interface ServeOptions {
 /** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function serve(options: ServeOptions): Promise<RunningApp> {
   const layout = dataLayout(options.dataDir)
-  mkdirSync(options.dataDir, { recursive: true })
+  privateDir(options.dataDir)
   claimDataDir(layout.serverFile)
   const logDir = join(options.dataDir, 'logs')
-  mkdirSync(logDir, { recursive: true })
+  privateDir(logDir)
   const logger = pino(
     { level: process.env.UBA_DESK_LOG_LEVEL ?? 'info', redact: ['req.headers.token', 'req.headers.xtoken', 'req.headers.appkey'] },
-    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true }),
+    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true, mode: 0o600 }),
   )
   // handlers first: a signal that arrives while starting or right after the announcement must
   // still shut down cleanly (without a listener, Node dies on the spot)
