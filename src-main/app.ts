@@ -33,6 +33,8 @@ export interface AppOptions {
   /** DuckDB threads and memory limit per project database. */
   threads?: number
   memoryLimit?: string
+  /** Folders imports by path may read besides the setting `import.roots` (`serve --import-root`). */
+  importRoots?: string[]
 }
 
 export interface RunningApp {
@@ -46,7 +48,7 @@ export interface RunningApp {
 }
 
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit'>, onError: (err: unknown, what: string) => void): DomainContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): DomainContext {
   const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
   createPrivateFile(layout.meta)
@@ -57,7 +59,7 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir }
+  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
   ensurePlatform(ctx)
   return ctx
 }

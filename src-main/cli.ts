@@ -12,9 +12,10 @@ import { privateDir } from './store/private'
 const USAGE = `usage: uba-desk <command> [options]
 
 commands:
-  serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL]
+  serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL] [--import-root DIR]
                the headless server: API, /docs and the web UI on loopback
-               (--port 0 picks a free port; default 5177)
+               (--port 0 picks a free port; default 5177; --import-root, repeatable, adds a
+               folder that imports by path may read besides the Settings' ones)
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
@@ -64,6 +65,8 @@ export interface ServeOptions {
   host: string
   allowOrigins: string[]
   uiDir?: string
+  /** Folders imports by path may read, besides the setting import.roots. */
+  importRoots?: string[]
 }
 
 /** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
@@ -103,6 +106,7 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
     port: options.port,
     uiDir: options.uiDir ?? defaultUiDir(),
     extraOrigins: options.allowOrigins,
+    importRoots: options.importRoots,
     logger,
   })
   const app = await starting
@@ -142,6 +146,7 @@ export async function main(argv: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
+      'import-root': { type: 'string', multiple: true, default: [] },
       project: { type: 'string' },
       format: { type: 'string' },
       kind: { type: 'string' },
@@ -163,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
   switch (command) {
     case 'serve':
-      await serve({ dataDir, port: parsePort(values.port), host: values.host!, allowOrigins: values['allow-origin']! })
+      await serve({ dataDir, port: parsePort(values.port), host: values.host!, allowOrigins: values['allow-origin']!, importRoots: values['import-root']!.map((d) => resolve(d)) })
       return
     case 'credentials':
       await credentials(dataDir)

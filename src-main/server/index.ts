@@ -17,6 +17,7 @@ import peopleRoutes from './routes/people'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import sampleRoutes from './routes/sample'
+import settingsRoutes from './routes/settings'
 import schemaRoutes from './routes/schema'
 import sqlRoutes from './routes/sql'
 import systemRoutes from './routes/system'
@@ -89,6 +90,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
 
   await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir })
   await app.register(platformRoutes, ctx)
+  await app.register(settingsRoutes, ctx)
   await app.register(memberRoutes, ctx)
   await app.register(projectRoutes, ctx)
   await app.register(schemaRoutes, ctx)

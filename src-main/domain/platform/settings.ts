@@ -22,7 +22,8 @@ const DEFAULTS = {
   'analysis.funnel.eventsPerPart': '2000000',
 } as const
 
-export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken'
+/** `import.roots`: the folders imports by path may read, a JSON list (default: see ingest/importRoots.ts). */
+export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken' | 'import.roots'
 
 export function getSetting(meta: MetaDb, key: SettingKey): string | undefined {
   const row = meta.prepare('SELECT value FROM settings WHERE key = ?').get(key) as
