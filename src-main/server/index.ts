@@ -44,8 +44,9 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    // long path parameters reach the route layer, which answers 414 after the door and auth
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    // long path parameters reach the route layer, which answers 414 after the door and auth; past
+    // Node's 16 KB of request line and headers the parser refuses first, so the router never does
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 65_536 },
     frameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

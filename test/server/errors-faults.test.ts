@@ -48,6 +48,10 @@ describe('no input gives a 500: what Fastify and its plugins refuse is {code, ms
     expect(anonymous.status).toBe(401)
     expect(anonymous.body).toEqual({ code: 401, msg: 'missing or wrong token or appKey', data: null })
     expect((await get(path)).status).toBe(414)
+    // as long as Node reads a request line at all, the router leaves the answer to the route layer
+    const longest = `/uba/api/import/jobs/${'j'.repeat(15_000)}`
+    expect((await rawRequest(s.app.port, 'GET', longest, { host: 'attacker.example' })).body.data).toEqual(['Host'])
+    expect((await get(longest)).body).toEqual({ code: 414, msg: 'id is longer than 100 characters', data: ['id'] })
   })
 
   it('answers 400 naming path to a bad %-escape in the path', async () => {
