@@ -1,3 +1,4 @@
+import Ajv, { type ValidateFunction } from 'ajv'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Fuzzer, prng, send, type Operation, type Schema } from '../helpers/fuzz'
 import { fuzzRequest } from '../helpers/fuzz-requests'
@@ -5,8 +6,8 @@ import { startTestServer, type TestServer } from '../helpers/server'
 
 /**
  * Every operation of /openapi.json, fuzzed with valid credentials and one thing wrong at a time.
- * Asserted for every answer: no 500, a status the operation documents, and `{code, msg, data}` for
- * every error (data lists parameters on a 400). Deterministic: a fixed seed and a fixed number of
+ * Asserted for every answer: no 500, a status the operation documents, a JSON 200 body that fits
+ * its documented schema, and `{code, msg, data}` for every error (data lists parameters on a 400). Deterministic: a fixed seed and a fixed number of
  * rounds; the time budget only stops it early on a slow machine.
  */
 
@@ -61,11 +62,28 @@ interface Finding {
   body: string
 }
 
+const ajv = new Ajv({ strict: false, allErrors: false })
+ajv.addFormat('binary', true)
+const okValidators = new Map<Schema, ValidateFunction | null>()
+
+/** The documented 200 JSON schema of an operation, compiled once (null when it is not JSON). */
+function okValidator(op: Schema): ValidateFunction | null {
+  if (!okValidators.has(op)) {
+    const schema = op.responses['200']?.content?.['application/json']?.schema
+    okValidators.set(op, schema ? ajv.compile(schema) : null)
+  }
+  return okValidators.get(op)!
+}
+
 /** What is wrong with one answer, or null. */
-function problemOf(op: Schema, status: number, body: unknown): string | null {
+function problemOf(op: Schema, status: number, body: unknown, text: string): string | null {
   if (status >= 500 && !(status in op.responses)) return `status ${status}`
   if (!(String(status) in op.responses)) return `undocumented status ${status}`
-  if (status === 200) return null
+  if (status === 200) {
+    const validate = okValidator(op)
+    if (!validate || body === text) return null
+    return validate(body) ? null : `200 body does not match its schema: ${ajv.errorsText(validate.errors)}`
+  }
   const b = body as Record<string, unknown> | null
   if (!b || typeof b !== 'object' || Object.keys(b).sort().join() !== 'code,data,msg') return 'error body is not {code, msg, data}'
   if (typeof b.code !== 'number' || typeof b.msg !== 'string' || b.msg === '') return 'error body has a wrong code or msg'
@@ -100,7 +118,7 @@ describe('schema-driven fuzzing of every operation', () => {
           // a CSV or JSON-lines answer (200) stays text
         }
         statuses[status] = (statuses[status] ?? 0) + 1
-        const problem = problemOf(operation.op, status, body)
+        const problem = problemOf(operation.op, status, body, text)
         if (problem) findings.push({ operation: name, status, note: req.note, problem, body: text.slice(0, 200) })
       }
       // jobs the fuzzer queued (imports, cohorts) run between rounds, not piled up at the end
