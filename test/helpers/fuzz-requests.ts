@@ -32,7 +32,8 @@ function pathValue(f: Fuzzer, name: string, schema: Schema, creds: FuzzCredentia
     return { text: odd, note: `path ${name}=${JSON.stringify(odd.slice(0, 20))}` }
   }
   if (name === 'appKey' && f.chance(0.7)) return { text: creds.appKey }
-  return { text: String(f.valid(schema)) }
+  // an empty segment would address another operation (/jobs/ is the list of jobs)
+  return { text: String(f.valid(schema)) || ' ' }
 }
 
 function queryPart(f: Fuzzer, params: Schema[]): { parts: string[]; notes: string[] } {
