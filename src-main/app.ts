@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs'
 import { availableParallelism, totalmem } from 'node:os'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Background } from './domain/background'
@@ -19,6 +18,7 @@ import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
 import { version } from './version'
+import { createPrivateFile, privateDir, privateFiles } from './store/private'
 
 export interface Credentials {
   xtoken: string
@@ -38,6 +38,8 @@ export interface AppOptions {
   memoryLimit?: string
   /** A second listener serving the collector (/up) alone, on any address (e.g. 0.0.0.0 for phones on the LAN). */
   collectorListen?: { host: string; port: number }
+  /** Folders imports by path may read besides the setting `import.roots` (`serve --import-root`). */
+  importRoots?: string[]
 }
 
 export interface RunningApp {
@@ -54,16 +56,18 @@ export interface RunningApp {
 }
 
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit'>, onError: (err: unknown, what: string) => void): DomainContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): DomainContext {
   const layout = dataLayout(options.dataDir)
-  mkdirSync(options.dataDir, { recursive: true })
+  privateDir(options.dataDir)
+  createPrivateFile(layout.meta)
   const meta = openMetaDb(layout.meta)
+  privateFiles(`${layout.meta}-wal`, `${layout.meta}-shm`)
   const warehouse = new Warehouse({
     dir: layout.projects,
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir }
+  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
   ensurePlatform(ctx)
   return ctx
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -9,15 +9,18 @@ import { sampleCommand } from './cliSample'
 import { dataLayout, defaultDataDir } from './paths'
 import { parseCollectorListen } from './server/collectorAddress'
 import { servingServer } from './serverFile'
+import { privateDir } from './store/private'
 
 const USAGE = `usage: uba-desk <command> [options]
 
 commands:
-  serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL]
+  serve        --data-dir DIR [--port N] [--host 127.0.0.1] [--allow-origin URL] [--import-root DIR]
                [--collector-listen HOST:PORT]
                the headless server: API, /docs and the web UI on loopback
-               (--port 0 picks a free port; default 5177); --collector-listen adds a
-               listener serving the SDK collector (/up) alone, e.g. 0.0.0.0:8106 for phones
+               (--port 0 picks a free port; default 5177; --import-root, repeatable, adds a
+               folder that imports by path may read besides the Settings' ones);
+               --collector-listen adds a listener serving the SDK collector (/up) alone,
+               e.g. 0.0.0.0:8106 for phones
   credentials  --data-dir DIR
                prints {"xtoken", "projects": [{"appKey", "token", "name"}]} as JSON
   import       --project KEY [--data-dir DIR] [--format F] [--kind events|profiles]
@@ -56,18 +59,20 @@ export interface ServeOptions {
   uiDir?: string
   /** A second listener for the collector (/up) alone. */
   collectorListen?: { host: string; port: number }
+  /** Folders imports by path may read, besides the setting import.roots. */
+  importRoots?: string[]
 }
 
 /** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function serve(options: ServeOptions): Promise<RunningApp> {
   const layout = dataLayout(options.dataDir)
-  mkdirSync(options.dataDir, { recursive: true })
+  privateDir(options.dataDir)
   await claimDataDir(options.dataDir, layout.serverFile)
   const logDir = join(options.dataDir, 'logs')
-  mkdirSync(logDir, { recursive: true })
+  privateDir(logDir)
   const logger = pino(
     { level: process.env.UBA_DESK_LOG_LEVEL ?? 'info', redact: ['req.headers.token', 'req.headers.xtoken', 'req.headers.appkey'] },
-    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true }),
+    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true, mode: 0o600 }),
   )
   // handlers first: a signal that arrives while starting or right after the announcement must
   // still shut down cleanly (without a listener, Node dies on the spot)
@@ -95,6 +100,7 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
     port: options.port,
     uiDir: options.uiDir ?? defaultUiDir(),
     extraOrigins: options.allowOrigins,
+    importRoots: options.importRoots,
     logger,
     collectorListen: options.collectorListen,
   })
@@ -141,6 +147,7 @@ export async function main(argv: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'collector-listen': { type: 'string' },
+      'import-root': { type: 'string', multiple: true, default: [] },
       project: { type: 'string' },
       format: { type: 'string' },
       kind: { type: 'string' },
@@ -167,6 +174,7 @@ export async function main(argv: string[]): Promise<void> {
         port: parsePort(values.port),
         host: values.host!,
         allowOrigins: values['allow-origin']!,
+        importRoots: values['import-root']!.map((d) => resolve(d)),
         collectorListen: values['collector-listen'] === undefined ? undefined : parseCollectorListen(values['collector-listen']),
       })
       return

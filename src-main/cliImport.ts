@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { existsSync, openAsBlob, readFileSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
 import { openContext } from './app'
 import { cancelJob, getJob, startImportJob, type JobView } from './domain/ingest/jobs'
 import { checkedPath, importSpecOf, type ImportFields } from './domain/ingest/request'
@@ -51,8 +52,16 @@ export async function liveServer(dataDir: string): Promise<string | null> {
 
 async function viaServer(url: string, token: string, cmd: ImportCommand, file: string): Promise<JobView> {
   const headers = { appKey: cmd.appKey, token, 'content-type': 'application/json' }
-  const started = await fetch(`${url}/uba/api/import/jobs`, { method: 'POST', headers, body: JSON.stringify({ ...cmd.fields, path: file }) })
-  const body = (await started.json()) as JobView & { msg?: string }
+  let started = await fetch(`${url}/uba/api/import/jobs`, { method: 'POST', headers, body: JSON.stringify({ ...cmd.fields, path: file }) })
+  let body = (await started.json()) as JobView & { msg?: string; data?: unknown }
+  if (started.status === 400 && JSON.stringify(body.data) === '["path"]' && /outside the folders/.test(body.msg ?? '')) {
+    // the server reads by path only under its import folders; this user may read the file, so it is sent
+    const form = new FormData()
+    for (const [key, value] of Object.entries(cmd.fields)) if (value !== undefined) form.append(key, typeof value === 'string' ? value : JSON.stringify(value))
+    form.append('file', await openAsBlob(file), basename(file))
+    started = await fetch(`${url}/uba/api/import/jobs`, { method: 'POST', headers: { appKey: cmd.appKey, token }, body: form })
+    body = (await started.json()) as JobView & { msg?: string }
+  }
   if (started.status !== 200) throw new Error(body.msg ?? `the server answered ${started.status}`)
   const last = { text: '' }
   for (;;) {

@@ -11,6 +11,8 @@ export interface DomainContext {
   version: string
   /** The data folder (uploads are kept under it while they are imported). */
   dataDir: string
+  /** Folders imports by path may read besides the setting's, for this run (`serve --import-root`). */
+  importRoots?: string[]
 }
 
 /** The account that performs an operation (`loginUser`), or null when the API itself does. */

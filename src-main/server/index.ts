@@ -5,7 +5,7 @@ import secureJson from 'secure-json-parse'
 import type { DomainContext } from '../domain/context'
 import { AppError } from '../domain/errors'
 import { installAuth } from './auth'
-import { answerMalformedRequest, installErrorHandling } from './errors'
+import { answerMalformedRequest, frameworkErrors, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
@@ -20,6 +20,7 @@ import peopleRoutes from './routes/people'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
 import sampleRoutes from './routes/sample'
+import settingsRoutes from './routes/settings'
 import schemaRoutes from './routes/schema'
 import sqlRoutes from './routes/sql'
 import systemRoutes from './routes/system'
@@ -49,7 +50,10 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    // long path parameters reach the route layer, which answers 414 after the door and auth; past
+    // Node's 16 KB of request line and headers the parser refuses first, so the router never does
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 65_536 },
+    frameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     clientErrorHandler: answerMalformedRequest,
@@ -85,6 +89,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
 
   await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir, dataDir: resolve(ctx.dataDir) })
   await app.register(platformRoutes, ctx)
+  await app.register(settingsRoutes, ctx)
   await app.register(memberRoutes, ctx)
   await app.register(projectRoutes, ctx)
   await app.register(schemaRoutes, ctx)

@@ -13,7 +13,7 @@ take the header \`xtoken\`. Missing or wrong credentials: 401. Find them with
 \`uba-desk credentials --data-dir DIR\` or in the app's Settings.
 
 **Errors** (spec part 7). Every non-200 answer is \`{code, msg, data}\`; for 400, \`data\` lists the
-offending parameters. Unknown endpoint: 404. A known path with an unsupported method: 400. A body
+offending parameters. Unknown endpoint: 404. A path parameter over 100 characters: 414. A known path with an unsupported method: 400. A body
 that is not JSON, or a Content-Type other than application/json: 415. Quota: 501 with code 501;
 object exists: 501/50101; exists but disabled: 501/50102. Query engine unavailable: 503.
 

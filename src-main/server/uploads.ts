@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs'
+import { createWriteStream, rmSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
-import { badParam } from '../domain/errors'
+import { AppError, badParam } from '../domain/errors'
+import { privateDir } from '../store/private'
 
 /** A multipart request's fields and its one file, saved under the data folder's uploads/. */
 export interface Upload {
@@ -15,12 +16,22 @@ export interface Upload {
 export const MAX_UPLOAD_BYTES = 4 * 1024 ** 3
 
 /**
+ * The multipart reader's own failures (no boundary, a body cut short, a bad part header) are the
+ * caller's body: a 400 naming it. A failure to write the file (a full disk) stays what it is.
+ */
+export function unreadable(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Error)) return err
+  if ('syscall' in err || 'statusCode' in err) return err
+  return badParam('body', `the multipart body cannot be read: ${err.message}`)
+}
+
+/**
  * Streams the file part to disk (never into memory) and collects the text fields. The caller owns
  * the saved file and deletes it when done.
  */
 export async function receiveUpload(request: FastifyRequest, dataDir: string): Promise<Upload> {
   const dir = join(dataDir, 'uploads')
-  mkdirSync(dir, { recursive: true })
+  privateDir(dir)
   const upload: Upload = { fields: {}, file: null, filename: null }
   try {
     for await (const part of request.parts()) {
@@ -31,7 +42,7 @@ export async function receiveUpload(request: FastifyRequest, dataDir: string): P
         const gz = part.filename.toLowerCase().endsWith('.gz') ? extname(part.filename.slice(0, -3)).toLowerCase().replace(/[^.a-z0-9]/g, '') : ''
         upload.file = join(dir, `${randomUUID()}${gz}${ext}`)
         upload.filename = part.filename
-        await pipeline(part.file, createWriteStream(upload.file))
+        await pipeline(part.file, createWriteStream(upload.file, { mode: 0o600 }))
         if (part.file.truncated) throw badParam('file', `the file is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GB`)
       } else {
         upload.fields[part.fieldname] = String(part.value)
@@ -39,7 +50,7 @@ export async function receiveUpload(request: FastifyRequest, dataDir: string): P
     }
   } catch (err) {
     if (upload.file) rmSync(upload.file, { force: true })
-    throw err
+    throw unreadable(err)
   }
   return upload
 }

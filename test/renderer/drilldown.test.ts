@@ -178,17 +178,20 @@ describe('drill-down in the Charts view', () => {
     await page.getByRole('button', { name: 'Bar' }).click()
     await ready(page)
     const { api } = await answerOf(server, c, '/uba/api/events/analyze')
-    await page.waitForTimeout(400) // the bars grow in
 
-    // ECharts shows a pointer over a bar: find one by hovering, then click it
+    // ECharts shows a pointer over a bar: find one by hovering, then click it; the bars grow in,
+    // so the search is repeated until one is there (a busy machine draws them late)
     const box = (await page.locator('.echart').boundingBox())!
     let hit: { x: number; y: number } | null = null
     const y = box.y + box.height - 40
-    for (let x = box.x + box.width - 20; x > box.x + 40 && !hit; x -= 6) {
-      await page.mouse.move(x, y)
-      const pointer = await page.evaluate<boolean>(`[...document.querySelectorAll('.echart *')].some((e) => e.style?.cursor === 'pointer')`)
-      if (pointer) hit = { x, y }
-    }
+    await eventually(async () => {
+      for (let x = box.x + box.width - 20; x > box.x + 40 && !hit; x -= 6) {
+        await page.mouse.move(x, y)
+        const pointer = await page.evaluate<boolean>(`[...document.querySelectorAll('.echart *')].some((e) => e.style?.cursor === 'pointer')`)
+        if (pointer) hit = { x, y }
+      }
+      return hit !== null
+    }, 30_000).catch(() => undefined)
     expect(hit).not.toBeNull()
     await page.mouse.click(hit!.x, hit!.y)
     await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor({ timeout: 30_000 })
@@ -210,8 +213,11 @@ describe('drill-down in the Charts view', () => {
     const whole = page.locator('[data-testid=result-table] tbody tr').first().locator('td').first()
     expect(await whole.getByRole('button').count()).toBe(0)
     expect(await whole.locator('span').getAttribute('title')).toMatch(/^The chart counts the users of a cohort only/)
-    await page.waitForTimeout(400)
-    await page.mouse.click(hit!.x, hit!.y)
+    // the bars grow in again: click where the bar was until the refusal shows
+    await eventually(async () => {
+      await page.mouse.click(hit!.x, hit!.y)
+      return page.getByTestId('drill-refused').isVisible()
+    }, 30_000).catch(() => undefined)
     await page.getByTestId('drill-refused').waitFor()
     await shot(page, 'drilldown-refused-dark.png')
     await page.getByTestId('drill-close').click()

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { closeSync, copyFileSync, linkSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs'
+import { closeSync, copyFileSync, linkSync, openSync, readSync, rmSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { constants, gunzipSync } from 'node:zlib'
 import type { DuckDBConnection } from '@duckdb/node-api'
+import { privateDir } from '../../store/private'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
@@ -261,7 +262,7 @@ export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]):
  * message is replaced by the caller's.
  */
 async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
-  mkdirSync(stagingDir, { recursive: true })
+  privateDir(stagingDir)
   const placed = join(stagingDir, `${randomUUID()}${extname(file)}`)
   try {
     linkSync(file, placed)

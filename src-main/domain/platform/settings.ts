@@ -24,7 +24,8 @@ const DEFAULTS = {
   'collector.listen': '',
 } as const
 
-export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken'
+/** `import.roots`: the folders imports by path may read, a JSON list (default: see ingest/importRoots.ts). */
+export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken' | 'import.roots'
 
 export function getSetting(meta: MetaDb, key: SettingKey): string | undefined {
   const row = meta.prepare('SELECT value FROM settings WHERE key = ?').get(key) as

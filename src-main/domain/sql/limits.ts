@@ -1,5 +1,5 @@
 import type { DomainContext } from '../context'
-import { AppError } from '../errors'
+import { AppError, badParam } from '../errors'
 import { getSetting, type SettingKey } from '../platform/settings'
 
 /**
@@ -39,6 +39,21 @@ export function timeLimitReached(limits: SqlLimits, endpoint: SqlEndpoint): AppE
     501,
     50103,
     `the query was stopped at its time limit of ${seconds} s (setting ${limits.timeSetting}): narrow it, for example with a WHERE on ds, or add LIMIT${more}`,
+  )
+}
+
+/**
+ * V8 holds no string over 2^29 - 24 characters (about 512 MB): a value, a row or a query answer
+ * past that cannot be read or sent as text. The caller's to fix, so a 400 naming sql; null for
+ * any other error.
+ */
+export function tooLargeToSend(err: unknown): AppError | null {
+  const stringTooLong = (err as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG'
+  const invalidLength = err instanceof RangeError && /invalid string length/i.test(err.message)
+  if (!stringTooLong && !invalidLength) return null
+  return badParam(
+    'sql',
+    'a value or row of the result is too large to send (more than about 512 MB as text): select a part of it, for example with left(value, n), or fewer rows at a time',
   )
 }
 

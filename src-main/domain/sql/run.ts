@@ -3,7 +3,7 @@ import type { WarehouseSession } from '../../store/warehouse'
 import type { DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
 import type { ProjectScope } from '../platform/projects'
-import { sqlLimits, takeSlot, timeLimitReached, type SqlEndpoint, type SqlLimits } from './limits'
+import { sqlLimits, takeSlot, timeLimitReached, tooLargeToSend, type SqlEndpoint, type SqlLimits } from './limits'
 import { csvHeader, renderQuery, type OutColumn, type SqlFormat } from './render'
 import { checkSql, checkText, onUserSql, queryScope } from './statement'
 
@@ -124,7 +124,7 @@ async function* run(ctx: DomainContext, scope: ProjectScope, request: SqlRequest
     }
   } catch (err) {
     if (timedOut) throw timeLimitReached(limits, endpoint)
-    throw err
+    throw tooLargeToSend(err) ?? err
   } finally {
     clearTimeout(timer)
     clearTimeout(again)

@@ -23,6 +23,7 @@ import {
 } from '../schemas/cohorts'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
 import { sendStream } from '../streaming'
+import { unreadable } from '../uploads'
 
 /** A multipart form of text fields and one small file, kept in memory (at most MAX_FILE_BYTES). */
 export async function receiveSheet(request: FastifyRequest): Promise<{ fields: Record<string, string>; file: SheetFile | null }> {
@@ -45,7 +46,7 @@ export async function receiveSheet(request: FastifyRequest): Promise<{ fields: R
     // the multipart reader's own refusals (several files, too many fields, a broken body)
     const code = (err as { code?: string }).code ?? ''
     if (code.startsWith('FST_')) throw badParam('file', `the multipart body was refused: ${(err as Error).message}`)
-    throw err
+    throw unreadable(err)
   }
   return { fields, file }
 }

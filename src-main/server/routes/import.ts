@@ -4,7 +4,8 @@ import { rmSync } from 'node:fs'
 import type { DomainContext } from '../../domain/context'
 import { cancelJob, getJob, listJobs, startImportJob } from '../../domain/ingest/jobs'
 import { previewFile } from '../../domain/ingest/preview'
-import { checkedPath, importSpecOf, type ImportFields } from '../../domain/ingest/request'
+import { importablePath } from '../../domain/ingest/importRoots'
+import { importSpecOf, type ImportFields } from '../../domain/ingest/request'
 import { badParam } from '../../domain/errors'
 import { projectSecurity, responses, loginUserQuery } from '../schemas/common'
 import { importFieldsSchema, jobSchema, previewSchema } from '../schemas/import'
@@ -18,7 +19,7 @@ async function fieldsAndFile(request: FastifyRequest, ctx: DomainContext): Promi
     return { fields: upload.fields, file: upload.file, upload: { file: upload.file, name: upload.filename ?? 'upload' } }
   }
   const body = (request.body ?? {}) as ImportFields
-  return { fields: body, file: checkedPath(body.path) }
+  return { fields: body, file: importablePath(ctx, body.path) }
 }
 
 const body = {

@@ -20,7 +20,7 @@ export const successSchema = {
   properties: { success: { type: 'integer', enum: [0], description: '0: accepted.' } },
 } as const
 
-const errorDescriptions: Record<number, string> = {
+export const errorDescriptions: Record<number, string> = {
   400: 'Bad request: a parameter is missing or wrong, an object does not exist, or the method is not supported.',
   401: 'Missing or wrong credentials.',
   415: 'The body is not JSON, or the Content-Type is not application/json.',

@@ -1,7 +1,8 @@
-import { mkdirSync, existsSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { engineUnavailable } from '../../domain/errors'
+import { privateDir, privateFiles } from '../private'
 
 export interface WarehouseOptions {
   /** Folder that holds one sub-folder per project. */
@@ -53,7 +54,7 @@ export class Warehouse {
   private closed = false
 
   constructor(private readonly options: WarehouseOptions) {
-    mkdirSync(options.dir, { recursive: true })
+    privateDir(options.dir)
   }
 
   fileOf(appKey: string): string {
@@ -80,7 +81,7 @@ export class Warehouse {
     let pending = this.creating.get(appKey)
     if (!pending) {
       pending = (async () => {
-        mkdirSync(join(this.options.dir, appKey), { recursive: true })
+        privateDir(join(this.options.dir, appKey))
         await this.withConnection(appKey, timeZone, async (conn) => {
           for (const ddl of BASE_TABLES) await conn.run(ddl)
         })
@@ -195,11 +196,13 @@ export class Warehouse {
    */
   private async open(appKey: string): Promise<DuckDBInstance> {
     const staging = this.stagingDirOf(appKey)
-    mkdirSync(staging, { recursive: true })
+    privateDir(join(this.options.dir, appKey))
+    privateDir(staging)
     const instance = await DuckDBInstance.create(this.fileOf(appKey), {
       threads: String(this.options.threads),
       memory_limit: this.options.memoryLimit,
     })
+    privateFiles(this.fileOf(appKey), `${this.fileOf(appKey)}.wal`)
     try {
       const conn = await instance.connect()
       try {
