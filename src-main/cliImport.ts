@@ -1,4 +1,4 @@
-import { existsSync, openAsBlob, readFileSync } from 'node:fs'
+import { openAsBlob } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { openContext } from './app'
 import { cancelJob, getJob, startImportJob, type JobView } from './domain/ingest/jobs'

@@ -68,7 +68,8 @@ describe('imports by path read only the allowed folders', () => {
     try {
       const file = join(outside, 'cli.csv')
       writeFileSync(file, 'who,what,when\nc1,cli_tap,2024-02-02 02:02:02\n')
-      writeFileSync(join(s.dataDir, 'server.json'), JSON.stringify({ url: s.url, pid: process.pid }))
+      // server.json names a live process other than this one (the server runs inside this test process)
+      writeFileSync(join(s.dataDir, 'server.json'), JSON.stringify({ url: s.url, pid: process.ppid }))
       const code = await importCommand({ dataDir: s.dataDir, appKey: s.project.appKey, files: [file], fields: { mapping: { xwho: 'who', xwhat: 'what', xwhen: 'when' } } })
       expect(code).toBe(0)
       const rows = await s.call('POST', '/uba/api/sql/query', { headers: s.project, body: { sql: "SELECT xwho FROM event_vd WHERE xwhat = 'cli_tap'", format: 'json' } })
