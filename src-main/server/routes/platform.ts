@@ -94,7 +94,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
     schema: {
       tags: ['platform'],
       summary: 'Register an enterprise account',
-      description: 'E-mail, userName and phone are each unique (501/50101). The password is optional and stored only as a salted hash. The account gets the role "platform member".',
+      description: 'E-mail, userName and phone are each unique: taken by an enabled account 501/50101, by a disabled one 501/50102. The password is optional and stored only as a salted hash. The account gets the role "platform member".',
       security: platformSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
       body: {
