@@ -24,6 +24,7 @@ import tagRoutes from './routes/tags'
 import utmRoutes from './routes/utm'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
+import { installTolerance } from './tolerance'
 
 export interface ServerOptions {
   /** Built web UI to serve at `/`, or null for none. */
@@ -80,6 +81,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     extraOrigins: options.extraOrigins ?? [],
   })
   installAuth(app, ctx)
+  installTolerance(app)
   await installOpenApi(app, ctx.version)
 
   await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir })

@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { numeric, word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
@@ -76,8 +78,7 @@ function fitsStep(eventId: string, ref: EventRef): boolean {
 function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
   const field = `steps[${i}]`
   const step = recordOf(value, field)
-  const extra = Object.keys(step).find((k) => k !== 'expression' && k !== 'filter')
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  ignoreUnknown(step, ['expression', 'filter'], field)
   const event = resolveEvent(env.ctx.meta, env.scope.appKey, step.expression, `${field}.expression`, env.lookup)
   const filter = step.filter === undefined || step.filter === null ? undefined : validateFilter(step.filter, `${field}.filter`, env.lookup)
   filter?.conditions.forEach((c, j) => {
@@ -89,8 +90,8 @@ function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
 }
 
 function windowOf(body: Record<string, unknown>): number {
-  const time = body.convertTime ?? undefined
-  const unit = body.convertTimeUnit ?? undefined
+  const time = numeric(body.convertTime) ?? undefined
+  const unit = word(body.convertTimeUnit, Object.keys(UNIT_SECONDS)) ?? undefined
   if (time === undefined && unit === undefined) return DEFAULT_WINDOW.convertTime * UNIT_SECONDS[DEFAULT_WINDOW.convertTimeUnit]
   if (time === undefined) throw badParam('convertTime', 'convertTime is required with convertTimeUnit')
   if (unit === undefined) throw badParam('convertTimeUnit', 'convertTimeUnit (DAY, HOUR or MINUTE) is required with convertTime')
@@ -121,7 +122,7 @@ function holdConstant(env: ValidateEnv, byField: Breakdown, steps: FunnelStep[])
 
 /** byStepIndex and byField together: which step's event gives the breakdown value (0-based, or HOLD_CONSTANT). */
 function breakdownOf(env: ValidateEnv, body: Record<string, unknown>, steps: FunnelStep[]): { byField: Breakdown | null; byStep: number } {
-  const index = body.byStepIndex ?? undefined
+  const index = numeric(body.byStepIndex) ?? undefined
   if (index !== undefined && (typeof index !== 'number' || !Number.isInteger(index) || index < -1 || index >= steps.length)) {
     throw badParam('byStepIndex', `byStepIndex must be -1 (any step) or a step index from 0 to ${steps.length - 1}`)
   }

@@ -1,4 +1,5 @@
 import type { MetaDb } from '../../store/meta'
+import { ignoreUnknown } from '../ignored'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../analysis/eventRefs'
 import type { Columns } from '../analysis/filterSql'
 import { day, MAX_RANGE_DAYS } from '../analysis/request'
@@ -70,8 +71,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function onlyKeys(value: Record<string, unknown>, allowed: string[], path: string): void {
-  const extra = Object.keys(value).find((k) => !allowed.includes(k))
-  if (extra) throw badParam(`${path}.${extra}`, `${path}.${extra} is not a known parameter`)
+  ignoreUnknown(value, allowed, path)
 }
 
 /** An error of the filter checks, re-addressed from the stand-in filter path to the rule's own path. */
