@@ -75,6 +75,22 @@ export function tolerate(schema: unknown, value: unknown, path: string, ignored:
   return scalar(schema, value)
 }
 
+/**
+ * A body schema as /openapi.json publishes it: a copy without `additionalProperties: false`, as
+ * fields a schema does not list are accepted (and ignored).
+ */
+export function publishedBody(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(publishedBody)
+  if (!isObject(schema)) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) continue
+    // a map's values (properties, patternProperties) and everything under them
+    out[key] = publishedBody(value)
+  }
+  return out
+}
+
 function bodySchemaOf(request: FastifyRequest): Schema | undefined {
   const schema = request.routeOptions.schema?.body
   return isObject(schema) ? schema : undefined

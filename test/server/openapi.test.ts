@@ -55,6 +55,24 @@ describe('/openapi.json and /docs', () => {
     expect(body.properties.name.pattern).toBe('^[A-Za-z0-9]{1,50}$')
   })
 
+  it('publishes request bodies as open to fields they do not list, which the API ignores', async () => {
+    const found: string[] = []
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}[${i}]`))
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'additionalProperties' && v === false) found.push(at)
+          walk(v, `${at}.${k}`)
+        }
+      }
+    }
+    for (const [path, ops] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(ops)) walk(op.requestBody, `${method} ${path}`)
+    expect(found).toEqual([])
+    expect(doc.info.description).toContain('ignores body fields it does')
+    const members = doc.paths['/uba/manage/project/users'].post.requestBody.content['application/json'].schema
+    expect(members.properties.users.items.required).toEqual(['email', 'role'])
+  })
+
   it('serves the interactive reference at /docs', async () => {
     const res = await fetch(`${s.url}/docs/`)
     expect(res.status).toBe(200)
