@@ -11,7 +11,7 @@ const projectProps = {
   version: { type: 'string', description: 'Product version the project runs on.' },
   logo: { type: 'string', description: 'Icon path; omitted unless a logo was uploaded.' },
   createTime: { type: 'integer', description: 'Millisecond timestamp.' },
-  sdkBack: { type: 'string', description: 'SDK platforms that reported data, comma separated; omitted while none did.' },
+  sdkBack: { type: 'string', description: 'SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did.' },
   status: { type: 'integer', description: '1 normal, 2 deleted, 3 abnormal and unavailable.' },
   partitionNum: { type: 'integer', description: 'Number of data storage partitions.' },
   stream: { type: 'integer', description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
