@@ -70,7 +70,10 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
       },
     },
     // bodies accept fields their schema does not list (tolerance.ts): published without additionalProperties false
-    transform: ({ schema, url }) => ({ schema: schema?.body ? { ...schema, body: publishedBody(schema.body) } : schema, url }),
+    transform: ({ schema, url, route }) => {
+      const body = route.config?.documentedBody ?? schema?.body
+      return { schema: body ? { ...schema, body: publishedBody(body) } : schema, url }
+    },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
   await app.register(swaggerUi, {
