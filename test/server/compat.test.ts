@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
 import { rawRequest } from '../helpers/raw'
 import { eventually, startTestServer, type TestServer } from '../helpers/server'
+import { content, eventRule, group, membersFor, userRule } from './cohorts-helpers'
 
 /*
  * Tools written for the platform's server send what it accepts (issue 18): the exact requests of
@@ -206,6 +207,15 @@ describe('the tolerance of the platform\'s server', () => {
     expect(lower.status).toBe(200)
     expect(lower.body.rows).toEqual(upper.body.rows)
     expect((await funnel({ ...funnelBase, convertTimeUnit: 'Day' })).body.rows).toEqual((await funnel(funnelBase)).body.rows)
+  })
+
+  it('reads cohort rules the same way: case, decimal strings, unknown keys', async () => {
+    // viewed at least once on 01-01..02 and older than 25: u2 (30) and u3 (40)
+    const lenient = content([
+      group([{ ...eventRule('event.view', 'total_count', 'gte', ['1'], { abs: ['2024-01-01', '2024-01-02'] }), weight: 2 }], 'and'),
+      group([userRule('user.age', 'gt', ['25'])]),
+    ], ['and'])
+    expect(await membersFor(s, p, lenient)).toEqual(['u2', 'u3'])
   })
 
   it.each([
