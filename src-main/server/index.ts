@@ -68,6 +68,12 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     }
   })
 
+  // a POST with no bytes under another type (curl -d '' sends a form type) is a bare POST; any other body is refused
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string) === '') return done(null, undefined)
+    done(new AppError(415, 415, 'this endpoint accepts application/json bodies only', ['Content-Type']), undefined)
+  })
+
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })

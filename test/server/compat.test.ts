@@ -68,6 +68,10 @@ describe('the user detail by a bare POST (spec 4.6: both body fields optional)',
     const empty = await s.call('POST', '/uba/api/cohort/users/u1', { headers: { ...p, 'content-type': 'application/json' }, rawBody: '' })
     expect(empty.status).toBe(200)
     expect(empty.body).toEqual(withObject.body)
+    // curl -X POST -d '' sends a form type with no bytes
+    const form = await rawRequest(s.app.port, 'POST', '/uba/api/cohort/users/u1', { host: `127.0.0.1:${s.app.port}`, ...p, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '0' }, '')
+    expect(form.status).toBe(200)
+    expect(form.body).toEqual(withObject.body)
   })
 
   it('still needs a body where a field is required', async () => {
