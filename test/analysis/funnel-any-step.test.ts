@@ -129,6 +129,24 @@ describe('funnel broken down on any step (byStepIndex -1)', () => {
     }
   })
 
+  it('holds each element of a list property: an event carries every value of its list', async () => {
+    // l1: view [a, b], cart [a], pay [b] -> a: view, cart (depth 2); b: view, then no cart with b (depth 1)
+    const lists = await newProject(s, 'holdlist', 'UTC')
+    const data = [
+      rec('l1', 'view', '2024-01-01 10:00:00', { labs: ['a', 'b'] }),
+      rec('l1', 'cart', '2024-01-01 10:01:00', { labs: ['a'] }),
+      rec('l1', 'pay', '2024-01-01 10:02:00', { labs: ['b'] }),
+    ]
+    expect((await importAndWait(s, lists, { path: fixture('holdlist.jsonl', data.join('\n')) })).state).toBe('succeeded')
+    const res = await s.call('POST', '/uba/api/funnels/analyze', { headers: lists, body: { ...base, byField: { expression: 'event.view.labs' }, byStepIndex: -1 } })
+    expect(res.status).toBe(200)
+    expect(res.body.byValues).toEqual([-1, 'a', 'b'])
+    const [total, a, b] = res.body.rows
+    expect(converted(total).map((c: number[]) => c[0])).toEqual([1, 1, 1])
+    expect(converted(a).map((c: number[]) => c[0])).toEqual([1, 1, 0])
+    expect(converted(b).map((c: number[]) => c[0])).toEqual([1, 0, 0])
+  })
+
   it('refuses a property that some step\'s event does not carry, naming byField.expression', async () => {
     const res = await analyze({ ...base, byField: { expression: 'event.view.city' }, byStepIndex: -1 })
     expect(res.status).toBe(400)
