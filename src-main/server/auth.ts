@@ -17,6 +17,8 @@ declare module 'fastify' {
     multipart?: boolean
     /** The SDK collector: plain-text bodies, and browser origins on any loopback port. */
     collector?: boolean
+    /** The body schema /openapi.json publishes where the domain checks the body itself (the analyses). */
+    documentedBody?: object
   }
   interface FastifyRequest {
     /** The project the project credentials opened (project routes only). */

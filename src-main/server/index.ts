@@ -29,6 +29,7 @@ import utmRoutes from './routes/utm'
 import type { CollectorListener } from './collectorListener'
 import { installDoor } from './security'
 import { validatorCompiler } from './validation'
+import { installTolerance } from './tolerance'
 
 export interface ServerOptions {
   /** Built web UI to serve at `/`, or null for none. */
@@ -72,6 +73,12 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     }
   })
 
+  // a POST with no bytes under another type (curl -d '' sends a form type) is a bare POST; any other body is refused
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string) === '') return done(null, undefined)
+    done(new AppError(415, 415, 'this endpoint accepts application/json bodies only', ['Content-Type']), undefined)
+  })
+
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
@@ -85,6 +92,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
     extraOrigins: options.extraOrigins ?? [],
   })
   installAuth(app, ctx)
+  installTolerance(app)
   await installOpenApi(app, ctx.version)
 
   await app.register(systemRoutes, { version: ctx.version, uiDir: options.uiDir, dataDir: resolve(ctx.dataDir) })

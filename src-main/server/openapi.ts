@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { errorSchema } from './schemas/common'
+import { publishedBody } from './tolerance'
 
 const description = `
 The localhost API of UBA Desk. It follows the open API of a server-based behaviour-analytics
@@ -16,6 +17,14 @@ take the header \`xtoken\`. Missing or wrong credentials: 401. Find them with
 offending parameters. Unknown endpoint: 404. A path parameter over 100 characters: 414. A known path with an unsupported method: 400. A body
 that is not JSON, or a Content-Type other than application/json: 415. Quota: 501 with code 501;
 object exists: 501/50101; exists but disabled: 501/50102. Query engine unavailable: 503.
+
+**What a request may hold.** As the platform's server does, the API ignores body fields it does
+not take (they are logged at debug level), reads a number sent as a decimal string (\`"6"\`) and a
+string sent as a number where a field takes one kind of value, \`"true"\`/\`"false"\` as
+booleans, enum words written upper case in the spec in any letter case, \`filter: {}\` as no
+filter, and a POST without a body as \`{}\` where no field is required. A value of the wrong kind
+(\`"soon"\` for a date, an unknown aggregator, a word where a number belongs) is still a 400 naming
+it. The body schemas below list the fields that are read.
 
 **Operator.** Writes accept the query parameter \`loginUser\` (an existing, enabled account's
 e-mail); it is recorded as the operator. Objects created without it are owned by the API.
@@ -59,6 +68,11 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
           xtoken: { type: 'apiKey', in: 'header', name: 'xtoken', description: 'Platform authorization code.' },
         },
       },
+    },
+    // bodies accept fields their schema does not list (tolerance.ts): published without additionalProperties false
+    transform: ({ schema, url, route }) => {
+      const body = route.config?.documentedBody ?? schema?.body
+      return { schema: body ? { ...schema, body: publishedBody(body) } : schema, url }
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })

@@ -2,8 +2,9 @@ import Ajv, { type ErrorObject } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
 
 /**
- * Bodies are validated strictly (a number is not a string); query strings and paths are text, so
- * their values are coerced to the declared types. `x-rule` on a schema is a human sentence used as
+ * Bodies are validated strictly (a number is not a string) once tolerance.ts has read them as the
+ * platform's server would (unknown fields dropped, "6" for a number field read as 6); query
+ * strings and paths are text, so their values are coerced to the declared types. `x-rule` on a schema is a human sentence used as
  * the error message when a pattern or length check fails.
  */
 function makeAjv(coerce: boolean): Ajv {

@@ -254,7 +254,6 @@ describe('distribution analysis', () => {
     [{ measure: { expression: 'event.view.city', aggregator: 'AVG' } }, ['measure.aggregator']],
     [{ measure: { expression: 'event.nope', aggregator: 'TOTAL_COUNT' } }, ['measure.expression']],
     [{ measure: { expression: 'event.view.nope', aggregator: 'SUM' } }, ['measure.expression']],
-    [{ measure: { ...views, extra: 1 } }, ['measure.extra']],
     [{ measure: { ...views, filter: { conditions: [{ expression: 'event.view.price', function: 'CONTAIN', params: ['1'] }] } } }, ['measure.filter.conditions[0].function']],
     [{ filter: { conditions: [{ expression: 'user.nope', function: 'NULL' }] } }, ['filter.conditions[0].expression']],
     [{ unit: 'HOUR' }, ['unit']],
@@ -270,7 +269,6 @@ describe('distribution analysis', () => {
     [{ samplingFactor: 2 }, ['samplingFactor']],
     [{ limit: 0 }, ['limit']],
     [{ useCache: 'yes' }, ['useCache']],
-    [{ byFields: [] }, ['byFields']],
   ])('answers %j with 400 naming %j', async (override, data) => {
     const res = await analyze({ ...base, measure: views, ...override })
     expect(res.status).toBe(400)

@@ -237,7 +237,6 @@ describe('event analysis', () => {
     [{ byFields: [{ expression: 'event.view.city', buckets: [1, 2] }] }, ['byFields[0].buckets']],
     [{ byFields: [{ expression: 'event.view.price', buckets: [5, 1] }] }, ['byFields[0].buckets']],
     [{ filter: { conditions: [{ expression: 'event.view.price', function: 'CONTAIN', params: ['1'] }] } }, ['filter.conditions[0].function']],
-    [{ surprise: 1 }, ['surprise']],
   ])('answers %j with 400 naming %j', async (override, data) => {
     const res = await analyze({ ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }], ...override })
     expect(res.status).toBe(400)

@@ -189,10 +189,8 @@ describe('conversion analysis of a campaign', () => {
     [{ ...range, convertMeasures: [{ expression: 'event.pay', aggregator: 'TOTAL_COUNT' }, { expression: 'event.pay.nope', aggregator: 'SUM' }] }, ['convertMeasures[1].expression']],
     [{ ...range, convertMeasures: [{ expression: 'event.$pageview.$url', aggregator: 'SUM' }] }, ['convertMeasures[0].aggregator']],
     [{ ...range, convertMeasures: [{ aggregator: 'TOTAL_COUNT' }] }, ['convertMeasures[0].expression']],
-    [{ ...range, convertMeasures: [{ expression: 'event.pay', aggregator: 'TOTAL_COUNT', extra: 1 }] }, ['convertMeasures[0].extra']],
     [{ ...range, convertMeasures: [{ expression: 'event.pay', aggregator: 'TOTAL_COUNT', filter: { conditions: [{ expression: 'event.pay.amount', function: 'CONTAIN', params: ['1'] }] } }] }, ['convertMeasures[0].filter.conditions[0].function']],
     [{ ...range, expression: 'event.pay', useCache: 'yes' }, ['useCache']],
-    [{ ...range, expression: 'event.pay', crowds: ['$ALL'] }, ['crowds']],
   ])('refuses %j with 400 naming %j', async (body, params) => {
     const res = await analyse(1, body)
     expect(res.status).toBe(400)

@@ -65,7 +65,7 @@ describe('members (4.2)', () => {
     [{ users: [{ email: 'c@example.com' }] }, ['users[0].role']],
     [{ users: [] }, ['users']],
     [{}, ['users']],
-    [{ users: [{ email: 'c@example.com', role: '6' }] }, ['users[0].role']],
+    [{ users: [{ email: 'c@example.com', role: 'six' }] }, ['users[0].role']],
   ])('rejects %j with 400 naming %j', async (body, params) => {
     const res = await s.call('POST', '/uba/manage/project/users', { headers: s.project, body })
     expect(res.status).toBe(400)

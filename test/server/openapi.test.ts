@@ -55,6 +55,37 @@ describe('/openapi.json and /docs', () => {
     expect(body.properties.name.pattern).toBe('^[A-Za-z0-9]{1,50}$')
   })
 
+  it('publishes request bodies as open to fields they do not list, which the API ignores', async () => {
+    const found: string[] = []
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}[${i}]`))
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'additionalProperties' && v === false) found.push(at)
+          walk(v, `${at}.${k}`)
+        }
+      }
+    }
+    for (const [path, ops] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(ops)) walk(op.requestBody, `${method} ${path}`)
+    expect(found).toEqual([])
+    expect(doc.info.description).toContain('ignores body fields it does')
+    const members = doc.paths['/uba/manage/project/users'].post.requestBody.content['application/json'].schema
+    expect(members.properties.users.items.required).toEqual(['email', 'role'])
+  })
+
+  it('gives the analysis requests real schemas for generated clients', () => {
+    const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema
+    const funnel = body('/uba/api/funnels/analyze')
+    expect(funnel.required).toEqual(['steps', 'crowds', 'fromDate', 'toDate'])
+    expect(funnel.properties.steps.items.properties.filter.properties.conditions.items.required).toEqual(['expression', 'function'])
+    expect(funnel.properties.convertTimeUnit.enum).toEqual(['DAY', 'HOUR', 'MINUTE'])
+    expect(funnel.properties.byField.properties.buckets.items.type).toBe('number')
+    expect(body('/uba/api/events/analyze').properties.measures.items.properties.aggregator.enum).toContain('AVG_PER')
+    expect(body('/uba/api/retentions/analyze').required).toContain('duration')
+    expect(body('/uba/api/distributions/analyze').properties.unit.enum).toEqual(['', 'DAY', 'WEEK', 'MONTH'])
+    expect(body('/uba/api/userAttributes/analyze').properties.measure.properties.aggregator.enum).toEqual(['USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'])
+  })
+
   it('serves the interactive reference at /docs', async () => {
     const res = await fetch(`${s.url}/docs/`)
     expect(res.status).toBe(200)

@@ -73,8 +73,8 @@ describe('user behaviour sequence export', () => {
     expect((await json(events)).data).toEqual(['events[0]'])
     const order = await post('/uba/api/cohort/users/u1/sequence/export', { fromDate: '2024-03-04', toDate: '2024-03-03' })
     expect((await json(order)).data).toEqual(['toDate'])
-    const limit = await post('/uba/api/cohort/users/u1/sequence/export', { fromDate: '2024-03-01', toDate: '2024-03-03', limit: 5 })
-    expect((await json(limit)).data).toEqual(['limit'])
+    const useCache = await post('/uba/api/cohort/users/u1/sequence/export', { fromDate: '2024-03-01', toDate: '2024-03-03', useCache: 'yes' })
+    expect((await json(useCache)).data).toEqual(['useCache'])
   })
 
   it('finds the user by distinctId or xwho on /uba/api/users/sequence/export, exactly one of them', async () => {

@@ -108,7 +108,7 @@ describe('user behaviour sequence', () => {
       [{ ...range, limit: 0 }, 'limit'],
       [{ ...range, limit: 2.5 }, 'limit'],
       [{ ...range, useCache: 'yes' }, 'useCache'],
-      [{ ...range, crowds: ['$ALL'] }, 'crowds'],
+      [{ ...range, limit: 'many' }, 'limit'],
     ]
     for (const [body, field] of cases) {
       const res = await sequence('u1', body)

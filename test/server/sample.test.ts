@@ -150,7 +150,7 @@ describe('POST /uba/api/import/sample: refused requests', () => {
   const cases: [string, unknown, string][] = [
     ['users 0', { users: 0 }, 'users'],
     ['users above 5,000,000', { users: 5_000_001 }, 'users'],
-    ['users as text', { users: '100' }, 'users'],
+    ['users as a word', { users: 'hundred' }, 'users'],
     ['days 0', { days: 0 }, 'days'],
     ['days above 730', { days: 731 }, 'days'],
     ['a fractional seed', { seed: 1.5 }, 'seed'],
@@ -158,7 +158,6 @@ describe('POST /uba/api/import/sample: refused requests', () => {
     ['endDate not yyyy-MM-dd', { endDate: '2024/06/30' }, 'endDate'],
     ['endDate not a date', { endDate: '2024-02-30' }, 'endDate'],
     ['endDate today or later', { endDate: '2999-01-01' }, 'endDate'],
-    ['an unknown field', { replace: true }, 'replace'],
   ]
   it.each(cases)('%s: 400 naming the field, no job', async (_label, body, field) => {
     const res = await s.call('POST', '/uba/api/import/sample', { headers: s.project, body })

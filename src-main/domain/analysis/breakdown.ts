@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { numeric } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import type { PropertyLookup } from '../expr/filters'
 import type { Columns } from './filterSql'
 import { resolveProperty, type PropertyExpr } from './eventRefs'
@@ -18,12 +20,12 @@ export interface Breakdown {
 
 export function resolveBreakdown(value: unknown, field: string, lookup: PropertyLookup, columns: Columns): Breakdown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object {expression, buckets}`)
-  const { expression, buckets, ...rest } = value as Record<string, unknown>
-  const extra = Object.keys(rest)[0]
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  const { expression, buckets } = value as Record<string, unknown>
+  ignoreUnknown(value as Record<string, unknown>, ['expression', 'buckets'], field)
   const property = resolveProperty(expression, `${field}.expression`, lookup, columns)
   if (buckets === undefined || buckets === null || (Array.isArray(buckets) && buckets.length === 0)) return { property, buckets: null }
   if (property.dataType !== 'number') throw badParam(`${field}.buckets`, `${field}.buckets apply to number properties only`)
+  if (Array.isArray(buckets)) buckets.forEach((b, i) => (buckets[i] = numeric(b)))
   if (!Array.isArray(buckets) || !buckets.every((b) => typeof b === 'number' && Number.isFinite(b))) throw badParam(`${field}.buckets`, `${field}.buckets must be a list of numbers`)
   const sorted = buckets as number[]
   if (sorted.some((b, i) => i > 0 && b <= sorted[i - 1])) throw badParam(`${field}.buckets`, `${field}.buckets must be increasing`)

@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { calendarSql, dsOf, series } from './calendar'
@@ -75,11 +77,11 @@ const FIELDS = ['measure', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFa
 function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown): Measure {
   if (value === undefined || value === null) throw badParam('measure', 'measure is required: {expression, aggregator, filter}')
   const m = recordOf(value, 'measure')
-  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
-  if (extra) throw badParam(`measure.${extra}`, `measure.${extra} is not a known parameter`)
+  ignoreUnknown(m, ['expression', 'aggregator', 'filter'], 'measure')
   if (typeof m.expression !== 'string') throw badParam('measure.expression', 'measure.expression is required')
   const isProperty = m.expression.split('.').length === 3
   const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
+  m.aggregator = word(m.aggregator, allowed)
   if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
     throw badParam('measure.aggregator', `measure.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
   }
@@ -96,8 +98,9 @@ function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'
 }
 
 /** unit: "" (or absent) for the whole range, else DAY, WEEK or MONTH. */
-function distributionUnit(value: unknown): Unit | null {
-  if (value === undefined || value === null || value === '') return null
+function distributionUnit(raw: unknown): Unit | null {
+  if (raw === undefined || raw === null || raw === '') return null
+  const value = word(raw, ['DAY', 'WEEK', 'MONTH'])
   if (value !== 'DAY' && value !== 'WEEK' && value !== 'MONTH') throw badParam('unit', 'unit must be "" (the whole range), DAY, WEEK or MONTH')
   return value
 }

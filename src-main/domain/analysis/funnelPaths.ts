@@ -1,6 +1,7 @@
 import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api'
 import { UNKNOWN } from './breakdown'
 import { chunksOf, doubleColumn, intColumn } from './columnar'
+import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 
 /**
@@ -19,6 +20,9 @@ import { GroupTally, grown } from './funnelTally'
  * 4. Per user and entry day, and per user over the range (column 0): the deepest path, the first
  *    entry among equals, counted at its depth under the total and under its label(s), with its
  *    step-to-step times kept for the medians (the middle two averaged).
+ * 5. Holding the breakdown value constant (byStepIndex -1): the total as above; then for each value
+ *    the user's events carry, the same over only the events that carry it (each step of a path in
+ *    the value's row has that value).
  * Layout, for speed on millions of events: a user's events are pairs (time, day and steps) side by
  * side in one array, so placing an event touches one cache line; step times go to typed lists per
  * label, column and step, their medians found by selection.
@@ -29,9 +33,15 @@ export interface FunnelPathsOptions {
   windowMicros: number
   /** The column of each entry day (column 0 is $ALL), at [its ds - fromDate's ds + 1] (0: not a day of the range). */
   columnOfDay: Int32Array
-  /** With a breakdown: the step whose row labels the path (a path that stops before it is unknown). */
+  /**
+   * With a breakdown: the step whose row labels the path (a path that stops before it is unknown),
+   * or HOLD_CONSTANT: every row carries its label and a value's paths use only its events.
+   */
   labelStep: number | null
 }
+
+/** labelStep of a breakdown on any step (byStepIndex -1): the property held constant along the path. */
+export const HOLD_CONSTANT = -1
 
 export interface FunnelTallyRow {
   column: number
@@ -54,12 +64,7 @@ export const STEP_BITS = 20
 const STEP_SPAN = 2 ** STEP_BITS
 const STEP_MASK = STEP_SPAN - 1
 
-/** An event's place among events at the same moment: its lowest step first, then its steps. */
-function tieKey(m: number): number {
-  return ((31 - Math.clz32(m & -m)) << STEP_BITS) | m
-}
-
-function stepsOf(md: number): number {
+export function stepsOf(md: number): number {
   return md & STEP_MASK
 }
 
@@ -101,9 +106,9 @@ export class FunnelPaths {
   private events = new Float64Array(0)
   /** Their label indexes (with a breakdown). */
   private li = new Int32Array(0)
-  /** Room for merging a user's events (orderUser). */
-  private scratch = new Float64Array(0)
-  private scratchLabels = new Int32Array(0)
+  private readonly order = new EventOrder()
+  /** One user's events that carry one value (HOLD_CONSTANT). */
+  private sub = new Float64Array(0)
   /** The events of the path being followed, by step (indexes into the part's events). */
   private readonly path: Int32Array
   /** The deepest path of the current day, and of the range. */
@@ -171,15 +176,57 @@ export class FunnelPaths {
     this.partGroups[li] = elements.map((e) => this.groupFor(e === null ? UNKNOWN : String(e)))
   }
 
-  /**
-   * Follows the paths of the user whose events are a..b-1. Each step's event only moves forward
-   * as the entry does (the next match after a later event is never earlier), so one pointer per
-   * step walks the user's events once whatever the number of entries.
-   */
+  /** Orders the events of the user a..b-1 and follows their paths: all of them, and per value when the value is held constant. */
   private followUser(a: number, b: number): void {
+    this.order.sort(this.events, this.o.labelStep === null ? null : this.li, a, b)
+    if (this.o.labelStep !== HOLD_CONSTANT) {
+      this.walk(this.events, a, b, null)
+      return
+    }
+    const groups = this.groupsOfUser(a, b)
+    if (groups.length === 1) {
+      // every event of the user carries the one value: its paths are the total's
+      this.walk(this.events, a, b, [0, groups[0]])
+      return
+    }
+    this.walk(this.events, a, b, [0])
+    for (const g of groups) {
+      // the user's events that carry the value, as a sequence of their own
+      this.sub = grown(this.sub, 2 * (b - a), (n) => new Float64Array(n))
+      let n = 0
+      for (let i = a; i < b; i++) {
+        if (!this.groupsOfRow(this.li[i]).includes(g)) continue
+        this.sub[2 * n] = this.events[2 * i]
+        this.sub[2 * n + 1] = this.events[2 * i + 1]
+        n++
+      }
+      this.walk(this.sub, 0, n, [g])
+    }
+  }
+
+  /** The groups of the values the events a..b-1 carry (with HOLD_CONSTANT every row has a label). */
+  private groupsOfUser(a: number, b: number): number[] {
+    const first = this.li[a]
+    let same = true
+    for (let i = a + 1; i < b && same; i++) same = this.li[i] === first
+    if (same) return this.groupsOfRow(first)
+    const groups = new Set<number>()
+    for (let i = a; i < b; i++) for (const g of this.groupsOfRow(this.li[i])) groups.add(g)
+    return [...groups]
+  }
+
+  private groupsOfRow(li: number): number[] {
+    return li < 0 ? [this.groupFor(UNKNOWN)] : this.partGroups[li]
+  }
+
+  /**
+   * Follows the paths over the ordered events a..b-1 of `e` (one user's) and counts them: under
+   * the total and the labels of labelStep (`into` null), or under the groups `into`. Each step's
+   * event only moves forward as the entry does (the next match after a later event is never
+   * earlier), so one pointer per step walks the events once whatever the number of entries.
+   */
+  private walk(e: Float64Array, a: number, b: number, into: number[] | null): void {
     const s = this.s
-    this.orderUser(a, b)
-    const e = this.events
     const { path, dayPath, allPath } = this
     const window = this.o.windowMicros
     path.fill(a - 1)
@@ -206,7 +253,7 @@ export class FunnelPaths {
         if (depth === k && e[2 * j] <= end) depth++
       }
       if (column !== dayColumn) {
-        if (dayColumn > 0) this.count(dayColumn, dayPath, dayDepth)
+        if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
         dayColumn = column
         dayDepth = 0
       }
@@ -220,78 +267,28 @@ export class FunnelPaths {
       }
     }
     if (dayColumn > 0) {
-      this.count(dayColumn, dayPath, dayDepth)
-      this.count(0, allPath, allDepth)
+      this.count(e, dayColumn, dayPath, dayDepth, into)
+      this.count(e, 0, allPath, allDepth, into)
     }
   }
 
-  /** Counts one user's path in a column: under the total and under each of its labels. */
-  private count(column: number, path: Int32Array, depth: number): void {
-    this.tally(0, column, path, depth)
+  /** Counts one user's path in a column: under the groups `into`, or under the total and each of its labels. */
+  private count(e: Float64Array, column: number, path: Int32Array, depth: number, into: number[] | null): void {
+    if (into !== null) {
+      for (const g of into) this.tally(e, g, column, path, depth)
+      return
+    }
+    this.tally(e, 0, column, path, depth)
     const step = this.o.labelStep
     if (step === null) return
     const li = depth > step ? this.li[path[step]] : -1
-    if (li < 0) this.tally(this.groupFor(UNKNOWN), column, path, depth)
-    else for (const g of this.partGroups[li]) this.tally(g, column, path, depth)
+    if (li < 0) this.tally(e, this.groupFor(UNKNOWN), column, path, depth)
+    else for (const g of this.partGroups[li]) this.tally(e, g, column, path, depth)
   }
 
-  private tally(g: number, column: number, path: Int32Array, depth: number): void {
-    const e = this.events
+  private tally(e: Float64Array, g: number, column: number, path: Int32Array, depth: number): void {
     const tally = this.groups[g]
     tally.count(column, depth)
     for (let k = 1; k < depth; k++) tally.addTime(column, k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
-  }
-
-  /** Whether event x comes after event y (both of the current part). */
-  private after(x: number, y: number): boolean {
-    const e = this.events
-    if (e[2 * x] !== e[2 * y]) return e[2 * x] > e[2 * y]
-    const tie = tieKey(stepsOf(e[2 * x + 1])) - tieKey(stepsOf(e[2 * y + 1]))
-    if (tie !== 0 || this.o.labelStep === null) return tie > 0
-    return this.li[x] > this.li[y]
-  }
-
-  /**
-   * Puts a user's events in order. They come in order, or as a few ordered runs (a join emits a
-   * chunk's matched rows apart from the others): a natural merge sort merges the runs it finds,
-   * linear for one or two runs and n log n at worst.
-   */
-  private orderUser(a: number, b: number): void {
-    const e = this.events
-    let runs: number[] | null = null
-    for (let i = a + 1; i < b; i++) if (e[2 * i] <= e[2 * i - 2] && this.after(i - 1, i)) (runs ??= [a]).push(i)
-    if (runs === null) return
-    this.scratch = grown(this.scratch, 2 * (b - a), (n) => new Float64Array(n))
-    if (this.o.labelStep !== null) this.scratchLabels = grown(this.scratchLabels, b - a, (n) => new Int32Array(n))
-    while (runs.length > 1) {
-      const merged: number[] = []
-      for (let r = 0; r < runs.length; r += 2) {
-        merged.push(runs[r])
-        if (r + 1 < runs.length) this.merge(runs[r], runs[r + 1], runs[r + 2] ?? b, a)
-      }
-      runs = merged
-    }
-  }
-
-  /** Merges the ordered events [from, mid) and [mid, to) in place (through the scratch space at from - a). */
-  private merge(from: number, mid: number, to: number, a: number): void {
-    const e = this.events
-    const li = this.li
-    const out = this.scratch
-    const outLabels = this.scratchLabels
-    const labelled = this.o.labelStep !== null
-    let i = from
-    let j = mid
-    let k = from - a
-    while (i < mid || j < to) {
-      // the left one among equals: events still tied keep their order
-      const x = j >= to || (i < mid && !this.after(i, j)) ? i++ : j++
-      out[2 * k] = e[2 * x]
-      out[2 * k + 1] = e[2 * x + 1]
-      if (labelled) outLabels[k] = li[x]
-      k++
-    }
-    e.set(out.subarray(2 * (from - a), 2 * (to - a)), 2 * from)
-    if (labelled) li.set(outLabels.subarray(from - a, to - a), from)
   }
 }

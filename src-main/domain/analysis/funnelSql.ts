@@ -4,7 +4,7 @@ import { addDays, dsOf } from './calendar'
 import type { EventRef } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'
-import { STEP_BITS } from './funnelPaths'
+import { HOLD_CONSTANT, STEP_BITS } from './funnelPaths'
 import type { SqlParams } from './sqlParams'
 
 /**
@@ -21,8 +21,8 @@ import type { SqlParams } from './sqlParams'
  * ds + 1, 0 past toDate (funnelPaths.ts maps it to a column; a subtraction costs less than date
  * arithmetic on 10M rows). With a breakdown also `li`: the index of its label in the
  * label dictionary, -1 when the row carries none. Labels are read only for the rows that give a
- * path its label: rows of the breakdown step (an event property), or entry rows (a user
- * property). The dictionary comes in the same result, as rows with uid -1, `li` and the label
+ * path its label: rows of the breakdown step (an event property), entry rows (a user property),
+ * or every row when the value is held constant over the steps (byStepIndex -1). The dictionary comes in the same result, as rows with uid -1, `li` and the label
  * (`lab`: VARCHAR, or a list for an array property broken down by element), numbered in label
  * order so that tied events sort by label.
  */
@@ -42,7 +42,7 @@ export interface FunnelQuery {
   /** Cohort codes, or $ALL (request.ts crowdSql). */
   crowds: string[]
   byField: Breakdown | null
-  /** The step whose event gives the breakdown value (event properties), 0-based. */
+  /** The step whose event gives the breakdown value (event properties), 0-based; HOLD_CONSTANT: every step's (byStepIndex -1). */
   byStep: number
   /** The conversion window in seconds. */
   windowSeconds: number
@@ -102,7 +102,7 @@ export function funnelSizeSql(q: FunnelQuery, p: SqlParams): string {
           WHERE e.ds BETWEEN ${p.add(dsOf(q.fromDate))} AND ${p.add(readToDs(q))}`
 }
 
-/** Which step's row gives a path its label: the breakdown step, or the entry for a user property. */
+/** Which step's row gives a path its label: the breakdown step (or every step's: HOLD_CONSTANT), or the entry for a user property. */
 export function labelStep(q: FunnelQuery): number {
   return q.byField && readsProfile([q.byField]) ? 0 : q.byStep
 }
@@ -110,7 +110,8 @@ export function labelStep(q: FunnelQuery): number {
 export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, nowLocal: string, users: UserRange): string {
   const profile = needsProfile(q.filter) || q.steps.some((s) => needsProfile(s.filter)) || (!!q.byField && readsProfile([q.byField]))
   const mask = maskSql(q.steps, columns, p, nowLocal)
-  const label = q.byField ? `CASE WHEN (${mask}) & ${2 ** labelStep(q)} <> 0 THEN ${rowLabel(q.byField, p)} END` : null
+  const step = q.byField ? labelStep(q) : null
+  const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, p) : `CASE WHEN (${mask}) & ${2 ** step} <> 0 THEN ${rowLabel(q.byField!, p)} END`
   const fromDs = dsOf(q.fromDate)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN e.ds - ${p.add(fromDs - 1)} ELSE 0 END`
   const cand = `

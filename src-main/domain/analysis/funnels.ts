@@ -1,11 +1,13 @@
 import { badParam } from '../errors'
+import { numeric, word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { dsOf, series } from './calendar'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { numericSetting } from '../platform/settings'
-import { FunnelPaths } from './funnelPaths'
+import { FunnelPaths, HOLD_CONSTANT } from './funnelPaths'
 import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
@@ -76,8 +78,7 @@ function fitsStep(eventId: string, ref: EventRef): boolean {
 function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
   const field = `steps[${i}]`
   const step = recordOf(value, field)
-  const extra = Object.keys(step).find((k) => k !== 'expression' && k !== 'filter')
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  ignoreUnknown(step, ['expression', 'filter'], field)
   const event = resolveEvent(env.ctx.meta, env.scope.appKey, step.expression, `${field}.expression`, env.lookup)
   const filter = step.filter === undefined || step.filter === null ? undefined : validateFilter(step.filter, `${field}.filter`, env.lookup)
   filter?.conditions.forEach((c, j) => {
@@ -89,8 +90,8 @@ function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
 }
 
 function windowOf(body: Record<string, unknown>): number {
-  const time = body.convertTime ?? undefined
-  const unit = body.convertTimeUnit ?? undefined
+  const time = numeric(body.convertTime) ?? undefined
+  const unit = word(body.convertTimeUnit, Object.keys(UNIT_SECONDS)) ?? undefined
   if (time === undefined && unit === undefined) return DEFAULT_WINDOW.convertTime * UNIT_SECONDS[DEFAULT_WINDOW.convertTimeUnit]
   if (time === undefined) throw badParam('convertTime', 'convertTime is required with convertTimeUnit')
   if (unit === undefined) throw badParam('convertTimeUnit', 'convertTimeUnit (DAY, HOUR or MINUTE) is required with convertTime')
@@ -101,23 +102,46 @@ function windowOf(body: Record<string, unknown>): number {
   return seconds
 }
 
-/** byStepIndex and byField together: which step's event gives the breakdown value (0-based). */
+/**
+ * byStepIndex -1 holds an event property constant over the steps: each step's event must carry it
+ * (a common property, or one linked to every step's event; $Anything carries any), and the
+ * expression names one of the steps' events (or $Anything).
+ */
+function holdConstant(env: ValidateEnv, byField: Breakdown, steps: FunnelStep[]): void {
+  const property = byField.property
+  if (!steps.some((s) => fitsStep(property.eventId!, s.event))) {
+    throw badParam('byField.expression', `byField.expression: ${property.expression} names no step's event (byStepIndex -1: event.<a step's event or $Anything>.<property>)`)
+  }
+  steps.forEach((step, k) => {
+    const carried = step.event.kind === 'any' || env.lookup({ kind: 'event', eventId: step.event.eventId, propertyId: property.propertyId }) !== undefined
+    if (!carried) {
+      throw badParam('byField.expression', `byField.expression: byStepIndex -1 holds ${property.propertyId} constant over every step, but step ${k}'s event ${step.expression} does not carry it (use a common property)`)
+    }
+  })
+}
+
+/** byStepIndex and byField together: which step's event gives the breakdown value (0-based, or HOLD_CONSTANT). */
 function breakdownOf(env: ValidateEnv, body: Record<string, unknown>, steps: FunnelStep[]): { byField: Breakdown | null; byStep: number } {
-  const index = body.byStepIndex ?? -1
-  if (typeof index !== 'number' || !Number.isInteger(index) || index < -1 || index >= steps.length) {
+  const index = numeric(body.byStepIndex) ?? undefined
+  if (index !== undefined && (typeof index !== 'number' || !Number.isInteger(index) || index < -1 || index >= steps.length)) {
     throw badParam('byStepIndex', `byStepIndex must be -1 (any step) or a step index from 0 to ${steps.length - 1}`)
   }
   if (body.byField === undefined || body.byField === null) {
-    if (index !== -1) throw badParam('byStepIndex', 'byStepIndex applies only with byField')
+    if (index !== undefined && index !== -1) throw badParam('byStepIndex', 'byStepIndex applies only with byField')
     return { byField: null, byStep: 0 }
   }
   const byField = resolveBreakdown(body.byField, 'byField', env.lookup, env.columns)
   const property = byField.property
   if (property.kind === 'user') {
-    if (index !== -1) throw badParam('byStepIndex', 'byStepIndex is -1 (or omitted) with a user property')
+    if (index !== undefined && index !== -1) throw badParam('byStepIndex', 'byStepIndex is -1 (or omitted) with a user property')
     return { byField, byStep: 0 }
   }
-  const byStep = Math.max(index, 0)
+  if (index === -1) {
+    holdConstant(env, byField, steps)
+    return { byField, byStep: HOLD_CONSTANT }
+  }
+  // omitted: the first step
+  const byStep = (index as number | undefined) ?? 0
   if (!fitsStep(property.eventId!, steps[byStep].event)) {
     throw badParam('byField.expression', `byField.expression: ${property.expression} is not a property of step ${byStep}'s event ${steps[byStep].expression}`)
   }

@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import type { AnalysisEnv } from './runner'
@@ -67,11 +69,11 @@ export interface CheckedMeasure {
 export function checkMeasure(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown, field: string): CheckedMeasure {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badParam(field, `${field} must be an object {expression, aggregator, filter}`)
   const m = value as Record<string, unknown>
-  const extra = Object.keys(m).find((k) => !['expression', 'aggregator', 'filter'].includes(k))
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  ignoreUnknown(m, ['expression', 'aggregator', 'filter'], field)
   if (typeof m.expression !== 'string') throw badParam(`${field}.expression`, `${field}.expression is required`)
   const isProperty = m.expression.split('.').length === 3
   const allowed: readonly string[] = isProperty ? PROPERTY_AGGREGATORS : EVENT_AGGREGATORS
+  m.aggregator = word(m.aggregator, allowed)
   if (typeof m.aggregator !== 'string' || !allowed.includes(m.aggregator)) {
     throw badParam(`${field}.aggregator`, `${field}.aggregator must be one of ${allowed.join(', ')} for ${isProperty ? 'a property' : 'an event'}`)
   }

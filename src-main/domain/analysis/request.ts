@@ -1,4 +1,6 @@
 import { membersTable } from '../cohorts/membership'
+import { flag, numeric, word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'
 
 /**
@@ -31,8 +33,9 @@ export function dateRange(body: Record<string, unknown>): { fromDate: string; to
   return { fromDate, toDate }
 }
 
-export function unitOf(value: unknown, field = 'unit', fallback: Unit = 'DAY'): Unit {
-  if (value === undefined || value === null) return fallback
+export function unitOf(raw: unknown, field = 'unit', fallback: Unit = 'DAY'): Unit {
+  if (raw === undefined || raw === null) return fallback
+  const value = word(raw, ['DAY', 'WEEK', 'MONTH'])
   if (value !== 'DAY' && value !== 'WEEK' && value !== 'MONTH') throw badParam(field, `${field} must be DAY, WEEK or MONTH`)
   return value
 }
@@ -67,28 +70,30 @@ export function crowdSql(crowds: string[], distinctId = 'e.distinct_id'): string
 }
 
 /** samplingFactor: (0, 1], 1 (the default) reads every user. */
-export function samplingOf(value: unknown): number {
-  if (value === undefined || value === null) return 1
+export function samplingOf(raw: unknown): number {
+  if (raw === undefined || raw === null) return 1
+  const value = numeric(raw)
   if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw badParam('samplingFactor', 'samplingFactor must be a number above 0 and at most 1 (1 = all data)')
   return value
 }
 
-export function booleanOf(value: unknown, field: string, fallback = false): boolean {
-  if (value === undefined || value === null) return fallback
+export function booleanOf(raw: unknown, field: string, fallback = false): boolean {
+  if (raw === undefined || raw === null) return fallback
+  const value = flag(raw)
   if (typeof value !== 'boolean') throw badParam(field, `${field} must be true or false`)
   return value
 }
 
-export function limitOf(value: unknown, fallback: number, field = 'limit'): number {
-  if (value === undefined || value === null) return fallback
+export function limitOf(raw: unknown, fallback: number, field = 'limit'): number {
+  if (raw === undefined || raw === null) return fallback
+  const value = numeric(raw)
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 10000) throw badParam(field, `${field} must be a whole number from 1 to 10000`)
   return value
 }
 
-/** Every field of a request must be one the analysis knows. */
+/** Fields the analysis does not read (the common parameters of other analyses among them) are ignored. */
 export function knownFields(body: Record<string, unknown>, allowed: string[]): void {
-  const unknown = Object.keys(body).find((k) => !allowed.includes(k))
-  if (unknown) throw badParam(unknown, `${unknown} is not a parameter of this analysis`)
+  ignoreUnknown(body, allowed)
 }
 
 export function recordOf(value: unknown, field: string): Record<string, unknown> {

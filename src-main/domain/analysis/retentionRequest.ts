@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { numeric, word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
@@ -63,8 +65,7 @@ function ownEventOnly(filter: CheckedFilter, field: string, eventId: string): vo
 function eventOf(env: Env, value: unknown, field: string): RetentionEvent {
   if (value === undefined || value === null) throw badParam(field, `${field} is required: {expression, filter}`)
   const body = recordOf(value, field)
-  const extra = Object.keys(body).find((k) => k !== 'expression' && k !== 'filter')
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  ignoreUnknown(body, ['expression', 'filter'], field)
   const event = resolveEvent(env.ctx.meta, env.scope.appKey, body.expression, `${field}.expression`, env.lookup)
   if (body.filter === undefined || body.filter === null) return { event }
   const filter = validateFilter(body.filter, `${field}.filter`, env.lookup)
@@ -72,7 +73,8 @@ function eventOf(env: Env, value: unknown, field: string): RetentionEvent {
   return { event, filter }
 }
 
-function durationOf(value: unknown): number {
+function durationOf(raw: unknown): number {
+  const value = numeric(raw)
   if (value === undefined || value === null) throw badParam('duration', 'duration is required: the number of periods to follow after the initial one')
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DURATION) {
     throw badParam('duration', `duration must be a whole number from 1 to ${MAX_DURATION}`)
@@ -93,7 +95,7 @@ function globalFilterOf(env: Env, value: unknown): CheckedFilter | undefined {
 }
 
 function breakdownOf(env: Env, body: Record<string, unknown>, first: EventRef, second: EventRef): RetentionRequest['breakdown'] {
-  const index = body.byFieldIndex ?? null
+  const index = numeric(body.byFieldIndex) ?? null
   if (index !== null && index !== 1 && index !== 2 && index !== -1) {
     throw badParam('byFieldIndex', 'byFieldIndex must be 1 (initial event property), 2 (return event property) or -1 (user property, or no breakdown)')
   }
@@ -121,8 +123,8 @@ function measureOf(env: Env, value: unknown, second: EventRef): RetentionMeasure
   if (!Array.isArray(value) || value.length > 1) throw badParam('measures', 'measures must be a list of at most one {expression, aggregator}')
   const field = 'measures[0]'
   const m = recordOf(value[0], field)
-  const extra = Object.keys(m).find((k) => k !== 'expression' && k !== 'aggregator')
-  if (extra) throw badParam(`${field}.${extra}`, `${field}.${extra} is not a known parameter`)
+  ignoreUnknown(m, ['expression', 'aggregator'], field)
+  m.aggregator = word(m.aggregator, MEASURE_AGGREGATORS)
   const property = resolveProperty(m.expression, `${field}.expression`, env.lookup, env.columns)
   if (property.kind !== 'event' || property.eventId !== second.eventId) {
     throw badParam(`${field}.expression`, `${field}.expression must be a property of the return event, ${second.expression}.<propertyId>`)

@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { findUserProperty } from '../schema/planRows'
 import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
@@ -15,13 +17,15 @@ import type { AnalysisEnv, AnalysisModule } from './runner'
  * Rows are ordered by value, largest first; `limit` keeps the first rows.
  */
 
-const AGGREGATORS = ['USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN'] as const
+/** AVG_PER (spec 4.10's per-user average): the sum per user with a value, as in event analysis; one value per user here, so it equals AVG. */
+const AGGREGATORS = ['USER_COUNT', 'REMOVE_DUMPLICATE', 'SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER'] as const
 const LABELS: Record<string, string> = {
   REMOVE_DUMPLICATE: 'distinct values',
   SUM: 'sum',
   AVG: 'average',
   MAX: 'maximum',
   MIN: 'minimum',
+  AVG_PER: 'sum per user',
 }
 
 interface Measure {
@@ -54,8 +58,8 @@ function eventExpression(value: unknown): boolean {
 function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown): Measure {
   if (value === undefined || value === null) throw badParam('measure', 'measure is required: {aggregator, expression}')
   const m = recordOf(value, 'measure')
-  const extra = Object.keys(m).find((k) => !['expression', 'aggregator'].includes(k))
-  if (extra) throw badParam(`measure.${extra}`, `measure.${extra} is not a known parameter`)
+  ignoreUnknown(m, ['expression', 'aggregator'], 'measure')
+  m.aggregator = word(m.aggregator, AGGREGATORS)
   if (typeof m.aggregator !== 'string' || !(AGGREGATORS as readonly string[]).includes(m.aggregator)) {
     throw badParam('measure.aggregator', `measure.aggregator must be one of ${AGGREGATORS.join(', ')}`)
   }
@@ -123,6 +127,8 @@ function aggregate(m: Measure): string {
       return 'avg(v)'
     case 'MAX':
       return 'max(v)'
+    case 'AVG_PER':
+      return 'sum(v) / nullif(count(v), 0)'
     default:
       return 'min(v)'
   }

@@ -1,4 +1,6 @@
 import type { MetaDb } from '../../store/meta'
+import { word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../analysis/eventRefs'
 import type { Columns } from '../analysis/filterSql'
 import { day, MAX_RANGE_DAYS } from '../analysis/request'
@@ -70,8 +72,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function onlyKeys(value: Record<string, unknown>, allowed: string[], path: string): void {
-  const extra = Object.keys(value).find((k) => !allowed.includes(k))
-  if (extra) throw badParam(`${path}.${extra}`, `${path}.${extra} is not a known parameter`)
+  ignoreUnknown(value, allowed, path)
 }
 
 /** An error of the filter checks, re-addressed from the stand-in filter path to the rule's own path. */
@@ -147,7 +148,7 @@ function eventRule(rule: Record<string, unknown>, path: string, env: RuleEnv): E
   }
   const parts = expression.split('.')
   const event = resolveEvent(env.meta, env.appKey, `event.${parts[1]}`, `${path}.expression`, env.lookup)
-  const aggregator = rule.aggregator
+  const aggregator = word(rule.aggregator, ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'])
   if (aggregator !== 'TOTAL_COUNT' && aggregator !== 'REMOVE_DUMPLICATE') throw badParam(`${path}.aggregator`, `${path}.aggregator must be TOTAL_COUNT or REMOVE_DUMPLICATE`)
   if (aggregator === 'TOTAL_COUNT' && parts.length === 3) {
     throw badParam(`${path}.expression`, `${path}.expression: TOTAL_COUNT counts events, so the expression is event.<eventId> (REMOVE_DUMPLICATE counts the distinct values of a property)`)
@@ -156,6 +157,7 @@ function eventRule(rule: Record<string, unknown>, path: string, env: RuleEnv): E
     throw badParam(`${path}.expression`, `${path}.expression: REMOVE_DUMPLICATE counts the distinct values of a property, event.<eventId>.<propertyId>`)
   }
   const property = parts.length === 3 ? resolveProperty(expression, `${path}.expression`, env.lookup, env.columns) : null
+  rule.function = word(rule.function, COUNT_OPERATORS)
   if (typeof rule.function === 'string' && !COUNT_OPERATORS.includes(rule.function)) {
     throw badParam(`${path}.function`, `${path}.function: an event rule compares a count: use ${COUNT_OPERATORS.join(', ')}`)
   }

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
+import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
 import { SqlParams } from '../analysis/sqlParams'
 import type { DomainContext } from '../context'
@@ -162,8 +163,7 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
  * the first piece is asked for, so a bad request is still an ordinary JSON error.
  */
 export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope, body: UsersBody, signal: AbortSignal): AsyncGenerator<string> {
-  const extra = Object.keys(body).find((k) => !['cohortCode', 'limit', 'properties', 'tags'].includes(k))
-  if (extra) throw badParam(extra, `${extra} is not a parameter of the export`)
+  ignoreUnknown(body as unknown as Record<string, unknown>, ['cohortCode', 'limit', 'properties', 'tags'])
   const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
   const limit = body.limit === undefined || body.limit === null ? null : whole(body.limit, 'limit')
   const tags = resolveTags(ctx.meta, scope.appKey, body.tags)

@@ -1,4 +1,6 @@
 import { badParam } from '../errors'
+import { numeric, textual, word } from '../lenient'
+import { ignoreUnknown } from '../ignored'
 import type { DataType } from '../schema/types'
 
 /**
@@ -141,16 +143,13 @@ export function plainFilter(filter: CheckedFilter): Filter {
   }
 }
 
-const RELATIONS = new Map<unknown, FilterRelation>([['AND', 'AND'], ['and', 'AND'], ['OR', 'OR'], ['or', 'OR']])
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function onlyKeys(value: Record<string, unknown>, allowed: string[], path: string): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw badParam(`${path}.${key}`, `${path}.${key} is not a known parameter`)
-  }
+  ignoreUnknown(value, allowed, path)
 }
 
 /**
@@ -160,8 +159,10 @@ function onlyKeys(value: Record<string, unknown>, allowed: string[], path: strin
 export function validateFilter(filter: unknown, path: string, lookup: PropertyLookup): CheckedFilter {
   if (!isRecord(filter)) throw badParam(path, `${path} must be an object with conditions and relation`)
   onlyKeys(filter, ['conditions', 'relation'], path)
-  const relation = filter.relation === undefined ? 'AND' : RELATIONS.get(filter.relation)
-  if (!relation) throw badParam(`${path}.relation`, `${path}.relation must be AND or OR (also written and, or)`)
+  const relation = filter.relation === undefined || filter.relation === null ? 'AND' : word(filter.relation, ['AND', 'OR'])
+  if (relation !== 'AND' && relation !== 'OR') throw badParam(`${path}.relation`, `${path}.relation must be AND or OR (in any letter case)`)
+  // an empty filter object, as the platform reads it: no filter
+  if (filter.conditions === undefined || filter.conditions === null) return { conditions: [], relation }
   if (!Array.isArray(filter.conditions)) throw badParam(`${path}.conditions`, `${path}.conditions must be a list of conditions`)
   const conditions = filter.conditions.map((c, i) => checkCondition(c, `${path}.conditions[${i}]`, lookup))
   return { conditions, relation }
@@ -177,14 +178,16 @@ function checkCondition(condition: unknown, path: string, lookup: PropertyLookup
   const dataType = lookup(ref)
   if (!dataType) throw badParam(`${path}.expression`, `${path}.expression: ${expressionOf(ref)} is not a known property`)
   if (typeof fn !== 'string' || fn === '') throw badParam(`${path}.function`, `${path}.function is required`)
-  const operator = OPERATORS[dataType].find((o) => o.function === fn)
+  const operator = OPERATORS[dataType].find((o) => o.function === fn.toUpperCase())
   if (!operator) {
     const allowed = OPERATORS[dataType].map((o) => o.function).join(', ')
     throw badParam(`${path}.function`, `${path}.function: ${fn} does not apply to ${dataType === 'array<string>' ? 'an' : 'a'} ${dataType} property (use ${allowed})`)
   }
   if (params !== undefined && !Array.isArray(params)) throw badParam(`${path}.params`, `${path}.params must be a list`)
-  const checked = checkParams(operator, (params ?? []) as unknown[], `${path}.params`)
-  return { expression: expressionOf(ref), function: fn, params: checked, ref, dataType, operator }
+  // numbers sent as decimal strings (and strings as numbers) where the property's type says which
+  const lenient = ((params ?? []) as unknown[]).map((v) => (dataType === 'number' ? numeric(v) : dataType === 'string' || dataType === 'array<string>' ? textual(v) : v))
+  const checked = checkParams(operator, lenient, `${path}.params`)
+  return { expression: expressionOf(ref), function: operator.function, params: checked, ref, dataType, operator }
 }
 
 const TIME = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2})(?::(\d{2}))?$/

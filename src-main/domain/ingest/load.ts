@@ -63,8 +63,12 @@ async function one(conn: DuckDBConnection, sql: string): Promise<Record<string, 
  */
 async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]) {
   const cols = [...events.map((p) => eventCol(p.id)), ...users.map((p) => userCol(p.id))]
+  // the SDK of each record (its $lib, an event or a user property as the record is) for the project's sdkBack
+  const libCols = [...events.filter((p) => p.id === '$lib').map((p) => eventCol(p.id)), ...users.filter((p) => p.id === '$lib').map((p) => userCol(p.id))]
+  const lib = libCols.length > 0 ? `CAST(COALESCE(${libCols.map((c) => `n.${c}`).join(', ')}) AS VARCHAR)` : 'NULL::VARCHAR'
   const groups = (await conn.runAndReadAll(`SELECT CASE WHEN n._problem IS NOT NULL THEN 'rejected' WHEN n.debug THEN 'debug' ELSE 'valid' END AS state,
-      n.is_profile, n.xwhat, count(*) AS n, list(DISTINCT n.platform) FILTER (WHERE n.platform IS NOT NULL) AS platforms
+      n.is_profile, n.xwhat, count(*) AS n, list(DISTINCT n.platform) FILTER (WHERE n.platform IS NOT NULL) AS platforms,
+      list(DISTINCT ${lib}) FILTER (WHERE ${lib} IS NOT NULL) AS libs
       ${cols.map((c, i) => `, count(${c}) AS "c${i}"`).join('')}
       FROM norm n GROUP BY ALL`)).getRowObjectsJS()
   const count = (state: string) => groups.filter((g) => g.state === state).reduce((sum, g) => sum + Number(g.n), 0)
@@ -79,6 +83,7 @@ async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: Pro
       properties: new Set(events.filter((_, i) => Number(g[`c${i}`]) > 0).map((p) => p.id)),
     })
   }
+  for (const g of [...valid(false), ...valid(true)]) for (const l of (g.libs as string[] | null) ?? []) reported.libs.add(l)
   for (const p of carriedEvents) reported.eventProperties.set(p.id, p.type)
   for (const p of carriedUsers) reported.userProperties.set(p.id, p.type)
   const rejected = (await conn.runAndReadAll(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason

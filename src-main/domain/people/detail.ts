@@ -1,4 +1,5 @@
 import { SqlParams } from '../analysis/sqlParams'
+import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
@@ -14,8 +15,7 @@ import { maskedUserProperties, shownValue } from './values'
 const FIELDS = ['properties', 'tags']
 
 function knownFields(body: Record<string, unknown>): void {
-  const extra = Object.keys(body).find((k) => !FIELDS.includes(k))
-  if (extra !== undefined) throw badParam(extra, `${extra} is not a parameter of the user detail`)
+  ignoreUnknown(body, FIELDS)
 }
 
 /**

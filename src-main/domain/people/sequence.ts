@@ -1,7 +1,7 @@
 import { limitOf } from '../analysis/request'
+import { ignoreUnknown } from '../ignored'
 import { runAnalysis, type AnalysisModule } from '../analysis/runner'
 import type { DomainContext } from '../context'
-import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 import { sequenceFields, sequenceRow, sequenceSql, type SequenceFields } from './sequenceQuery'
 import { findUser, userKeyOf, withoutUserKey, type UserKey } from './users'
@@ -39,8 +39,7 @@ const sequenceModule: AnalysisModule<SequenceRequest, { rows: SequenceRow[] }> =
   validate(env, raw) {
     const input = raw as unknown as SequenceInput
     const body = input.request
-    const extra = Object.keys(body).find((k) => !FIELDS.includes(k))
-    if (extra !== undefined) throw badParam(extra, `${extra} is not a parameter of the user sequence`)
+    ignoreUnknown(body, FIELDS)
     return {
       ...sequenceFields(body, env.ctx.meta, env.scope.appKey, env.lookup),
       user: input.user,

@@ -1,4 +1,5 @@
 import { currentTime } from '../analysis/clock'
+import { ignoreUnknown } from '../ignored'
 import type { Columns } from '../analysis/filterSql'
 import { SqlParams } from '../analysis/sqlParams'
 import type { DomainContext } from '../context'
@@ -28,8 +29,7 @@ export async function* exportSequence(
   body: Record<string, unknown>,
   signal: AbortSignal,
 ): AsyncGenerator<string> {
-  const extra = Object.keys(body).find((k) => !FIELDS.includes(k))
-  if (extra !== undefined) throw badParam(extra, `${extra} is not a parameter of the sequence export`)
+  ignoreUnknown(body, FIELDS)
   if (body.useCache !== undefined && body.useCache !== null && typeof body.useCache !== 'boolean') throw badParam('useCache', 'useCache must be true or false')
   const fields = sequenceFields(body, ctx.meta, scope.appKey, planLookup(ctx.meta, scope.appKey))
   const masked = maskedEventProperties(ctx.meta, scope.appKey)

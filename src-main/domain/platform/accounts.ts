@@ -24,7 +24,7 @@ function findByEmail(ctx: DomainContext, email: string): AccountRow | undefined 
 
 /**
  * Registers an enterprise account (2.2) with the role "platform member". E-mail, user name and
- * phone are each unique (50101); a password is kept only as a salted hash.
+ * phone are each unique (50101; 50102 when the account holding it is disabled); a password is kept only as a salted hash.
  */
 export function createAccount(ctx: DomainContext, input: NewAccount, operator: Operator | null): { userId: number; email: string } {
   const unique: [keyof NewAccount, string][] = [
@@ -35,7 +35,8 @@ export function createAccount(ctx: DomainContext, input: NewAccount, operator: O
   for (const [field, column] of unique) {
     const value = input[field]
     if (value === undefined) continue
-    const taken = ctx.meta.prepare(`SELECT 1 FROM accounts WHERE ${column} = ?`).get(value)
+    const taken = ctx.meta.prepare(`SELECT enabled FROM accounts WHERE ${column} = ?`).get(value) as { enabled: number } | undefined
+    if (taken && taken.enabled !== 1) throw existsButDisabled(`an account with this ${field} exists but is disabled`)
     if (taken) throw alreadyExists(`an account with this ${field} already exists`)
   }
   const userId = ctx.meta.transaction(() => {

@@ -17,9 +17,12 @@ export const REMARK_MAX = 100
 export const NAME_PATTERN = `^[${PLAIN_CHARS}]*$`
 export const PLAIN_TEXT_RULE = 'letters, digits, spaces and _ - . , : ; ! ? ( ) [ ] / & + # % @ * = ~ | only'
 
-/** A new event id: a plan id (part 8) that data can also report as `xwhat` (a letter first, <= 99). */
-export const NEW_EVENT_ID = /^[A-Za-z][A-Za-z0-9_]{0,98}$/
-export const NEW_EVENT_ID_RULE = 'a new event id has letters, digits and underscores, starts with a letter and has at most 99 characters'
+/**
+ * A new event id: a schema id of part 8 (`_checkout_v2` and 100 characters are valid). The SDK's
+ * stricter `xwhat` rule (a letter or $ first, at most 99) is for the records data sends.
+ */
+export const NEW_EVENT_ID = SCHEMA_ID
+export const NEW_EVENT_ID_RULE = 'a new event id has letters, digits and underscores, does not start with a digit and has at most 100 characters'
 export const NEW_PROPERTY_ID_RULE = 'a new property id has letters, digits and underscores, does not start with a digit and has at most 100 characters'
 export const VIRTUAL_EVENT_ID_RULE = 'a virtual event id has letters, digits and underscores, does not start with a digit and has at most 100 characters'
 

@@ -47,15 +47,23 @@ export function userPropertyTypes(meta: MetaDb, appKey: string): Map<string, Dat
   return new Map(rows.map((r) => [r.id, r.data_type]))
 }
 
-/** What one load brought in: events (with their properties and platforms) and user properties. */
+/** What one load brought in: events (with their properties and platforms), user properties, and the SDKs (`$lib`) of its records. */
 export interface Reported {
   events: Map<string, { properties: Set<string>; platforms: Set<string> }>
   eventProperties: Map<string, DataType>
   userProperties: Map<string, DataType>
+  libs: Set<string>
 }
 
 export function emptyReported(): Reported {
-  return { events: new Map(), eventProperties: new Map(), userProperties: new Map() }
+  return { events: new Map(), eventProperties: new Map(), userProperties: new Map(), libs: new Set() }
+}
+
+/** The project's `sdkBack` (spec 2.1): the SDK platforms (`$lib`) whose data arrived, sorted, comma separated. */
+function addSdkBack(meta: MetaDb, appKey: string, libs: Set<string>): void {
+  const known = ((meta.prepare('SELECT sdk_back FROM projects WHERE app_key = ?').pluck().get(appKey) as string | null) ?? '').split(',').filter(Boolean)
+  const all = [...new Set([...known, ...[...libs].map((l) => l.trim().replaceAll(',', ' ')).filter(Boolean)])].sort()
+  if (all.length > known.length) meta.prepare('UPDATE projects SET sdk_back = ? WHERE app_key = ?').run(all.join(','), appKey)
 }
 
 /**
@@ -84,6 +92,7 @@ export function recordReported(meta: MetaDb, appKey: string, reported: Reported)
   )
   meta.transaction(() => {
     dataChanged(meta, appKey)
+    if (reported.libs.size > 0) addSdkBack(meta, appKey, reported.libs)
     for (const [id, type] of reported.eventProperties) property.run(appKey, id, type, now, now)
     for (const [id, type] of reported.userProperties) userProperty.run(appKey, id, type, now, now)
     for (const [id, seen] of reported.events) {

@@ -1,4 +1,5 @@
 import { currentTime } from '../analysis/clock'
+import { ignoreUnknown } from '../ignored'
 import { localStamp } from '../analysis/runner'
 import { validateContent } from '../cohorts/rules'
 import { checkOwner } from '../cohorts/store'
@@ -29,8 +30,7 @@ function rulesOf(ctx: DomainContext, appKey: string, value: unknown): TagRule[] 
   return value.map((r, i) => {
     if (typeof r !== 'object' || r === null || Array.isArray(r)) throw badParam(`rules[${i}]`, `rules[${i}] must be an object {value, content}`)
     const rule = r as Record<string, unknown>
-    const extra = Object.keys(rule).find((k) => k !== 'value' && k !== 'content')
-    if (extra) throw badParam(`rules[${i}].${extra}`, `rules[${i}].${extra} is not a known parameter`)
+    ignoreUnknown(rule, ['value', 'content'], `rules[${i}]`)
     if (typeof rule.value !== 'string' || rule.value.trim() === '' || rule.value.length > TAG_LIMITS.value) {
       throw badParam(`rules[${i}].value`, `rules[${i}].value must be a text of 1-${TAG_LIMITS.value} characters`)
     }

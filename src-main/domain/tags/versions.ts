@@ -1,4 +1,5 @@
 import type { MetaDb } from '../../store/meta'
+import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
@@ -44,8 +45,7 @@ export function resolveTags(meta: MetaDb, appKey: string, value: unknown, field 
   return value.map((t, i) => {
     const path = `${field}[${i}]`
     if (!isRecord(t)) throw badParam(path, `${path} must be an object {code, version}`)
-    const extra = Object.keys(t).find((k) => k !== 'code' && k !== 'version')
-    if (extra) throw badParam(`${path}.${extra}`, `${path}.${extra} is not a known parameter`)
+    ignoreUnknown(t, ['code', 'version'], path)
     if (typeof t.code !== 'string' || t.code === '') throw badParam(`${path}.code`, `${path}.code is required`)
     const id = tagOf.get(appKey, t.code) as number | undefined
     if (id === undefined) throw badParam(`${path}.code`, `${path}.code: no tag of this project has the code ${t.code}`)

@@ -11,7 +11,7 @@ const projectProps = {
   version: { type: 'string', description: 'Product version the project runs on.' },
   logo: { type: 'string', description: 'Icon path; omitted unless a logo was uploaded.' },
   createTime: { type: 'integer', description: 'Millisecond timestamp.' },
-  sdkBack: { type: 'string', description: 'SDK platforms that reported data, comma separated; omitted while none did.' },
+  sdkBack: { type: 'string', description: 'SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did.' },
   status: { type: 'integer', description: '1 normal, 2 deleted, 3 abnormal and unavailable.' },
   partitionNum: { type: 'integer', description: 'Number of data storage partitions.' },
   stream: { type: 'integer', description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
@@ -95,7 +95,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
     schema: {
       tags: ['platform'],
       summary: 'Register an enterprise account',
-      description: 'E-mail, userName and phone are each unique (501/50101). The password is optional and stored only as a salted hash. The account gets the role "platform member".',
+      description: 'E-mail, userName and phone are each unique: taken by an enabled account 501/50101, by a disabled one 501/50102. The password is optional and stored only as a salted hash. The account gets the role "platform member".',
       security: platformSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
       body: {

@@ -91,7 +91,7 @@ export default async function schemaRoutes(app: FastifyInstance, ctx: DomainCont
       schema: {
         hide, tags, security: projectSecurity,
         summary: 'Declare an event and its properties in the plan',
-        description: `Answers {success: 0}. The event and each property are items on their own: an event already in the plan is skipped while the properties sent are still declared and linked to it (the link enters the plan). Event ids keep their case; ${NEW_EVENT_ID_RULE} (so that data can report it as xwhat). The id of a virtual event is a 400 naming id. A property listed twice is a 400 naming the second properties[i].id. Errors name the property, e.g. properties[1].dataType.${declarationRules}` + svcNote,
+        description: `Answers {success: 0}. The event and each property are items on their own: an event already in the plan is skipped while the properties sent are still declared and linked to it (the link enters the plan). Event ids keep their case; ${NEW_EVENT_ID_RULE} (spec part 8: _checkout_v2 is valid; the SDK's xwhat rule, a letter or $ first and at most 99 characters, is for the records data sends). The id of a virtual event is a 400 naming id. A property listed twice is a 400 naming the second properties[i].id. Errors name the property, e.g. properties[1].dataType.${declarationRules}` + svcNote,
         querystring: { type: 'object', properties: loginUserQuery },
         body: {
           type: 'object',
