@@ -34,7 +34,7 @@ export interface JobView {
   createTime: number
   startTime: number | null
   endTime: number | null
-  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> | null
+  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> & Partial<Pick<LoadResult, 'aliasesMerged' | 'aliasesIgnored' | 'aliasProblems'>> | null
 }
 
 interface JobRow {
@@ -177,7 +177,9 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
             update(ctx, id, { percent: PHASES[phase][0], ...(rowsRead === undefined ? {} : { rows_read: rowsRead }) })
           })
         })
-        const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result
+        const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped, aliasesMerged, aliasesIgnored, aliasProblems } = result
+        // the alias counts appear when the file held $alias records
+        const aliases = aliasesMerged + aliasesIgnored > 0 ? { aliasesMerged, aliasesIgnored, aliasProblems } : {}
         update(ctx, id, {
           state: 'succeeded',
           percent: 100,
@@ -185,7 +187,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
           rows_written: eventsWritten + profilesChanged,
           rows_rejected: result.rowsRejected,
           rejected: JSON.stringify(result.rejected),
-          options: JSON.stringify({ ...label.options, result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } }),
+          options: JSON.stringify({ ...label.options, result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped, ...aliases } }),
           end_time: Date.now(),
         })
       } catch (err) {

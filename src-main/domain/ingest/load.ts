@@ -3,7 +3,8 @@ import { AppError } from '../errors'
 import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
-import { assignDistinctIds, ensureUserIds } from './identity'
+import { identifyUsers, type AliasProblem } from './alias'
+import { ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
 import { EVENT_ORDER, insertionOrder, unordered } from './sql'
@@ -36,6 +37,11 @@ export interface LoadResult {
   duplicatesSkipped: number
   rejected: Rejection[]
   reported: Reported
+  /** `$alias` records that merged an anonymous id into a login id (alias.ts). */
+  aliasesMerged: number
+  /** `$alias` records stored but ignored by the merge rules, and the first of them with reasons. */
+  aliasesIgnored: number
+  aliasProblems: AliasProblem[]
 }
 
 /** Thrown when onError is abort and records were rejected: the job fails, nothing is written. */
@@ -106,6 +112,9 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     duplicatesSkipped: 0,
     rejected: s.sample,
     reported: emptyReported(),
+    aliasesMerged: 0,
+    aliasesIgnored: 0,
+    aliasProblems: [],
   }
   if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
 
@@ -117,7 +126,9 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
-    await unordered(conn, () => assignDistinctIds(conn, `norm n WHERE ${VALID}`))
+    // ids, then the load's $alias merges, before its rows are written under those ids
+    const aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
+    Object.assign(result, { aliasesMerged: aliases.merged, aliasesIgnored: aliases.ignored, aliasProblems: aliases.problems })
 
     const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
     const valid = `SELECT n.xwho, n.xwhat, n.xwhen, n.ds ${cols.map((c) => `, ${c}`).join('')} FROM norm n WHERE ${VALID} AND NOT n.is_profile`

@@ -68,7 +68,7 @@ function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOpti
     recordReported(ctx.meta, scope.appKey, reported)
     nameSamplePlan(ctx.meta, scope.appKey)
     await createProducts(ctx, scope, operator)
-    return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported }
+    return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported, aliasesMerged: 0, aliasesIgnored: 0, aliasProblems: [] }
   }
 }
 
