@@ -1,4 +1,4 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection } from '@duckdb/node-api'
 import { column } from '../schema/types'
 import { propertyColumns } from '../schema/columns'
 import { assignDistinctIds } from './identity'
@@ -79,7 +79,7 @@ async function applyAliases(conn: DuckDBConnection, aliases: Record<string, unkn
   // the state of every id the aliases name: its user, whether it was merged, whether it is a login
   const named = '(SELECT xwho FROM alias_in UNION SELECT original FROM alias_in WHERE original IS NOT NULL)'
   const idOf = new Map<string, number>()
-  for (const r of await rows(conn, `SELECT xwho, distinct_id FROM user_ids WHERE xwho IN ${named}`)) idOf.set(String(r.xwho), Number(r.distinct_id))
+  for (const r of await rows(conn, `SELECT u.xwho, u.distinct_id FROM user_ids u JOIN ${named} i(id) ON i.id = u.xwho`)) idOf.set(String(r.xwho), Number(r.distinct_id))
   const mergedInto = new Map<string, string>()
   const isLogin = new Set<string>()
   for (const r of await rows(conn, `SELECT original_id, login_id FROM user_aliases WHERE original_id IN ${named} OR login_id IN ${named}`)) {
@@ -144,7 +144,13 @@ async function merge(conn: DuckDBConnection, moves: Move[], accepted: number[]):
     appender.endRow()
   }
   appender.closeSync()
-  await conn.run('CREATE OR REPLACE TEMP TABLE alias_ok AS SELECT unnest($1::BIGINT[]) AS _row', [listValue(accepted.map((r) => BigInt(r)))])
+  await conn.run('CREATE OR REPLACE TEMP TABLE alias_ok (_row BIGINT)')
+  const ok = await conn.createAppender('alias_ok', 'main', 'temp')
+  for (const row of accepted) {
+    ok.appendBigInt(BigInt(row))
+    ok.endRow()
+  }
+  ok.closeSync()
   await conn.run('INSERT INTO user_aliases SELECT a.original, a.xwho, a.xwhen FROM alias_in a JOIN alias_ok USING (_row) ORDER BY a.xwhen, a._row')
   await conn.run('UPDATE user_ids SET distinct_id = m.to_id FROM alias_moves m WHERE user_ids.xwho = m.xwho')
   // a merged user's profile is named by its login id (the one of its ids that is not merged)
