@@ -37,7 +37,7 @@ export const late = [rec('carol', 'view', '2024-01-06 09:00')]
 export const all = [...early, ...aliceLogin, bobAlias, ...bobLater, ...late]
 
 /** The three ways the same records arrive: one imported file, and two orders of collector uploads. */
-export async function loadAll(s: TestServer): Promise<{ imported: Project; streamed: Project; aliasFirst: Project }> {
+export async function loadAll(s: TestServer): Promise<{ imported: Project; streamed: Project; aliasFirst: Project; job: any; replies: any[] }> {
   const imported = await newProject(s, 'imported', 'UTC')
   // the file in time order, the aliases in the middle
   const sorted = [...all].sort((a, b) => a.xwhen - b.xwhen)
@@ -46,12 +46,13 @@ export async function loadAll(s: TestServer): Promise<{ imported: Project; strea
   // streamed: alice's alias comes with her later events; bob's alias after his later events are stored
   const streamed = await newProject(s, 'streamed', 'UTC')
   await startStream(s, streamed.appKey)
-  for (const batch of [early, aliceLogin, bobLater, [bobAlias], late]) await upload(s, streamed.appKey, batch)
+  const replies = []
+  for (const batch of [early, aliceLogin, bobLater, [bobAlias], late]) replies.push(await upload(s, streamed.appKey, batch))
   // the aliases first, before any event of either id
   const aliasFirst = await newProject(s, 'aliasfirst', 'UTC')
   await startStream(s, aliasFirst.appKey)
   for (const batch of [[aliceLogin[0], bobAlias], early, aliceLogin.slice(1), bobLater, late]) await upload(s, aliasFirst.appKey, batch)
-  return { imported, streamed, aliasFirst }
+  return { imported, streamed, aliasFirst, job, replies }
 }
 
 export type Project = { appKey: string; token: string }

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newProject, warehouseRows } from '../helpers/ingest'
+import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 import { createCohort, eventRule, form, members, postForm, single } from './cohorts-helpers'
 import { alias, eventUsers, loadAll, rec, startStream, upload, type Project } from './identity-fixture'
 
 let s: TestServer
 let projects: Record<'imported' | 'streamed' | 'aliasFirst', Project>
+let loaded: Awaited<ReturnType<typeof loadAll>>
 
 beforeAll(async () => {
   s = await startTestServer()
-  projects = await loadAll(s)
+  loaded = await loadAll(s)
+  projects = loaded
 }, 120_000)
 afterAll(() => s.stop())
 
@@ -43,6 +45,9 @@ describe('identity merge with $alias', () => {
       ['carol', 'view', ['carol']],
     ])
     for (const way of ways) expect(await eventUsers(s, projects[way].appKey), way).toEqual(expected)
+    expect(loaded.job.result).toEqual({ eventsWritten: 14, profilesChanged: 0, debugSkipped: 0, duplicatesSkipped: 0, aliasesMerged: 2, aliasesIgnored: 0, aliasProblems: [] })
+    // uploads without $alias answer as before; those with one count it
+    expect(loaded.replies.map((r) => [r.stored, r.aliasesMerged, r.aliasesIgnored])).toEqual([[6, undefined, undefined], [3, 1, 0], [3, undefined, undefined], [1, 1, 0], [1, undefined, undefined]])
   })
 
   it('counts merged users in a funnel view -> login -> pay', async () => {
@@ -111,6 +116,16 @@ describe('identity merge with $alias', () => {
   })
 })
 
+describe('identity merge in tags', () => {
+  it('gives a merged user one value of a file tag, its login id\'s when both ids are listed', async () => {
+    const p = projects.streamed
+    const res = await postForm(s, '/uba/api/tags/byfile', p, form({ name: 'Segment' }, { name: 'seg.csv', data: 'xwho,value\nanon-1,A\nalice,B\nanon-2,C\ncarol,D\n' }))
+    expect(res.body, JSON.stringify(res.body)).toMatchObject({ userNumber: 3, matched: 4, unmatched: 0 })
+    const value = async (xwho: string) => (await post(p, '/uba/api/users/personal', { xwho, properties: ['xwho'], tags: [{ code: res.body.code }] }))[`tag.${res.body.code}`]
+    expect([await value('anon-1'), await value('alice'), await value('bob'), await value('carol'), await value('anon-3')]).toEqual(['B', 'B', 'C', 'D', null])
+  })
+})
+
 describe('identity merge rules', () => {
   let p: Project
   beforeAll(async () => {
@@ -145,6 +160,21 @@ describe('identity merge rules', () => {
     expect(res.problems[0]).toMatchObject({ row: 1, value: 'dave', reason: 'is a login id (anonymous ids were merged into it): two login ids are not merged; this alias to erin was ignored' })
     const [users] = await warehouseRows(s, p.appKey, 'SELECT count(DISTINCT distinct_id) AS n FROM user_ids')
     expect(users.n).toBe(2)
+  })
+
+  it('applies the aliases of one import in xwhen order, whatever their order in the file', async () => {
+    const q = await newProject(s, 'order', 'UTC')
+    const lines = [alias('late', 'anon', '2024-01-01 13:00'), rec('anon', 'view', '2024-01-01 10:00'), alias('early', 'anon', '2024-01-01 11:00')]
+    const job = await importAndWait(s, q, { path: fixture('order.jsonl', lines.map((r) => JSON.stringify(r)).join('\n')) })
+    expect(job.result).toMatchObject({ eventsWritten: 3, aliasesMerged: 1, aliasesIgnored: 1 })
+    expect(job.result.aliasProblems).toEqual([
+      { row: 1, property: '$original_id', value: 'anon', reason: 'was merged into early before: an anonymous id merges into one login id (the first alias wins); this alias to late was ignored' },
+    ])
+    expect(await eventUsers(s, q.appKey)).toEqual([
+      { xwho: 'anon', xwhat: 'view', t: Date.parse('2024-01-01T10:00:00Z'), ids: ['anon', 'early'] },
+      { xwho: 'early', xwhat: '$alias', t: Date.parse('2024-01-01T11:00:00Z'), ids: ['anon', 'early'] },
+      { xwho: 'late', xwhat: '$alias', t: Date.parse('2024-01-01T13:00:00Z'), ids: ['late'] },
+    ])
   })
 
   it('merges profiles: the login id\'s values win, the anonymous one fills gaps, one row per user', async () => {
