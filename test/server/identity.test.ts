@@ -188,8 +188,12 @@ describe('identity merge rules', () => {
     // a later operation by the anonymous id changes the merged user's profile
     await upload(s, p.appKey, [rec('a5', '$profile_set', '2024-01-03 10:00', { age: 21 })])
     expect(await warehouseRows(s, p.appKey, "SELECT xwho, city, age FROM profile_vd WHERE xwho IN ('a5', 'frank')")).toEqual([{ xwho: 'frank', city: 'Rome', age: 21 }])
-    // the rules project's only profile is the merged user's
+    // a login id new in the upload joins the anonymous id's user; the profile is named by the login id
+    await upload(s, p.appKey, [rec('a6', '$profile_set', '2024-01-03 08:00', { age: 30 })])
+    await upload(s, p.appKey, [alias('gina', 'a6', '2024-01-03 09:00'), rec('gina', '$profile_set', '2024-01-03 09:00', { city: 'Oslo' })])
+    expect(await warehouseRows(s, p.appKey, "SELECT xwho, city, age FROM profile_vd WHERE xwho IN ('a6', 'gina')")).toEqual([{ xwho: 'gina', city: 'Oslo', age: 30 }])
+    // one profile row per user: frank's and gina's
     const attrs = await post(p, '/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [], crowds: ['$ALL'] })
-    expect(attrs.rows).toEqual([{ value: 1, byValue: [] }])
+    expect(attrs.rows).toEqual([{ value: 2, byValue: [] }])
   })
 })
