@@ -168,8 +168,9 @@ async function rewrite(conn: DuckDBConnection, rounds: Map<number, number>): Pro
   for (let round = 1; round <= last; round++) {
     const moving = `(SELECT from_id, to_id FROM alias_moves WHERE rewrite AND round = ${round})`
     if (columns.length > 0) {
+      // "alias:to" cannot be a property's column name (no property id holds a colon)
       await conn.run(`UPDATE profile_vd SET ${columns.map((c) => `${c} = COALESCE(profile_vd.${c}, a.${c})`).join(', ')}
-        FROM (SELECT m.to_id, p.* FROM profile_vd p JOIN ${moving} m ON p.distinct_id = m.from_id) a WHERE profile_vd.distinct_id = a.to_id`)
+        FROM (SELECT m.to_id AS "alias:to", p.* FROM profile_vd p JOIN ${moving} m ON p.distinct_id = m.from_id) a WHERE profile_vd.distinct_id = a."alias:to"`)
     }
     await conn.run(`DELETE FROM profile_vd WHERE distinct_id IN (SELECT m.from_id FROM ${moving} m WHERE EXISTS (SELECT 1 FROM profile_vd t WHERE t.distinct_id = m.to_id))`)
     await conn.run(`UPDATE profile_vd SET distinct_id = m.to_id, xwho = u.xwho FROM ${moving} m, user_ids u

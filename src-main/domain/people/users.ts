@@ -7,7 +7,7 @@ import { USERS } from '../ingest/identity'
  * Who a single-user request is about (spec 4.6): a user id (`xwho`) or the platform's numeric id
  * (`distinctId`). A user is known when the platform has given them a distinct_id (user_ids): that
  * happens with their first stored event or profile record, so a user with events and no profile is
- * known too.
+ * known too. A user merged by `$alias` is found by any of its ids and named by its login id.
  */
 
 export type UserKey = { xwho: string } | { distinctId: number }
