@@ -1,8 +1,8 @@
 // Identity merges ($alias, domain/ingest/alias.ts): what 20% merged users cost the analyses, how
 // long merging them takes, and how soon one alias takes effect. BENCH_EVENTS sets the events (1M):
 // 200k login ids, of which every fifth also browsed under an anonymous id (about half of its
-// events), stored under its own distinct_id until the merge. Two projects hold the same events; one
-// gets the aliases. Each analysis runs on both in alternation (medians of 5, through HTTP with
+// events), stored under its own distinct_id until the merge. Three projects hold the same events:
+// one stays unmerged, one gets the aliases, one had them merged from the start ("born merged"). Each analysis runs on both in alternation (medians of 5, through HTTP with
 // useCache false), right after the merge (which rewrote those events' distinct_id in place) and
 // after a CHECKPOINT.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -23,15 +23,17 @@ const FROM = '2024-03-01'
 const TO = '2024-04-29'
 const MERGED = `uid % 5 = 0`
 
-async function load(app: RunningApp, appKey: string): Promise<void> {
+/** `born`: the anonymous ids share their login id's distinct_id from the start (as if merged before any event was stored). */
+async function load(app: RunningApp, appKey: string, born = false): Promise<void> {
   await app.ctx.warehouse.withConnection(appKey, 'UTC', async (conn) => {
     await ensureUserIds(conn)
     await addColumns(conn, 'event_vd', [{ id: '$platform', dataType: 'string' }])
     // login ids u<n> take 1..USERS; anonymous ids a<n> take USERS + n
     await conn.run(`INSERT INTO user_ids SELECT 'u' || i, i FROM range(1, ${USERS + 1}) r(i)`)
-    await conn.run(`INSERT INTO user_ids SELECT 'a' || i, ${USERS} + i FROM range(1, ${USERS + 1}) r(i) WHERE i % 5 = 0`)
+    await conn.run(`INSERT INTO user_ids SELECT 'a' || i, ${born ? '' : `${USERS} + `}i FROM range(1, ${USERS + 1}) r(i) WHERE i % 5 = 0`)
+    if (born) await conn.run(`INSERT INTO user_aliases SELECT 'a' || i, 'u' || i, NULL FROM range(1, ${USERS + 1}) r(i) WHERE i % 5 = 0`)
     await conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds, "$platform")
-      SELECT CASE WHEN anon THEN ${USERS} + uid ELSE uid END AS distinct_id, CASE WHEN anon THEN 'a' ELSE 'u' END || uid, event, ts AS xwhen, year(ts) * 10000 + month(ts) * 100 + day(ts), platform
+      SELECT CASE WHEN anon AND NOT ${born} THEN ${USERS} + uid ELSE uid END AS distinct_id, CASE WHEN anon THEN 'a' ELSE 'u' END || uid, event, ts AS xwhen, year(ts) * 10000 + month(ts) * 100 + day(ts), platform
       FROM (SELECT *, ${MERGED} AND hash(i * 23) % 2 = 0 AS anon FROM (
         SELECT i, CAST(hash(i) % ${USERS} AS BIGINT) + 1 AS uid,
                ['view', 'view', 'view', 'cart', 'cart', 'checkout', 'pay', 'search', 'search', 'view'][1 + CAST(hash(i * 7) % 10 AS BIGINT)] AS event,
@@ -77,11 +79,12 @@ export async function benchAlias(): Promise<void> {
     // the same events in two projects: one stays unmerged, the other gets the aliases
     const creds = () => app.credentials().projects
     createProject(app.ctx, { name: 'merged', timeZone: 'UTC' }, null)
+    createProject(app.ctx, { name: 'born merged', timeZone: 'UTC' }, null)
     await app.ctx.background.idle()
-    const [plain, merged] = creds().map((p) => ({ appKey: p.appKey, token: p.token }))
-    for (const p of [plain, merged]) {
+    const [plain, merged, born] = creds().map((p) => ({ appKey: p.appKey, token: p.token }))
+    for (const p of [plain, merged, born]) {
       app.ctx.meta.prepare('UPDATE projects SET time_zone = ?, stream = ? WHERE app_key = ?').run('UTC', StreamState.started, p.appKey)
-      await load(app, p.appKey)
+      await load(app, p.appKey, p === born)
       await app.ctx.warehouse.withConnection(p.appKey, 'UTC', (conn) => conn.run('CHECKPOINT'))
     }
     const scope = { appKey: merged.appKey, timeZone: 'UTC' }
@@ -95,11 +98,11 @@ export async function benchAlias(): Promise<void> {
       ['funnel', '/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }],
       ['retention', '/uba/api/retentions/analyze', { firstEvent: { expression: 'event.view' }, secondEvent: { expression: 'event.pay' }, byFieldIndex: -1, duration: 30, unit: 'DAY' }],
     ]
-    const compare = async (label: string) => {
+    const compare = async (label: string, base = plain, baseLabel = 'unmerged') => {
       for (const [name, path, body] of cases) {
-        const { ms: [a, b], cpu: [ca, cb] } = await alternate(post(plain, path, body), post(merged, path, body))
+        const { ms: [a, b], cpu: [ca, cb] } = await alternate(post(base, path, body), post(merged, path, body))
         const change = (x: number, y: number) => `${y >= x ? '+' : ''}${((y / x - 1) * 100).toFixed(0)}%`
-        console.log(`${name.padEnd(10)} unmerged ${a.toFixed(0).padStart(5)} ms   ${label} ${b.toFixed(0).padStart(5)} ms ${change(a, b).padStart(5)}   CPU ${ca.toFixed(0)} / ${cb.toFixed(0)} ms ${change(ca, cb)}`)
+        console.log(`${name.padEnd(10)} ${baseLabel} ${a.toFixed(0).padStart(5)} ms   ${label} ${b.toFixed(0).padStart(5)} ms ${change(a, b).padStart(5)}   CPU ${ca.toFixed(0)} / ${cb.toFixed(0)} ms ${change(ca, cb)}`)
       }
     }
     // the merges, as an import of historical $alias records: both ids have stored events (the rewrite path)
@@ -115,6 +118,8 @@ export async function benchAlias(): Promise<void> {
     await compare('merged')
     await app.ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) => conn.run('CHECKPOINT'))
     await compare('merged, after CHECKPOINT')
+    // the cost of merging after the events were stored, against the same users merged from the start
+    await compare('merged, after CHECKPOINT', born, 'born merged')
     // one live alias where both ids already have events: from the upload to a query that sees it
     const rec = (xwho: string, xwhat: string, xcontext = {}) => ({ appid: merged.appKey, xwho, xwhat, xwhen: Date.parse(`${TO}T13:00:00Z`), xcontext })
     await collect(app.ctx, [rec('late-anon', 'view'), rec('late-login', 'view')])
