@@ -3,7 +3,7 @@ import { AppError } from '../errors'
 import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
-import { identifyUsers, type AliasProblem } from './alias'
+import { identifyUsers, settleMerges, type AliasOutcome, type AliasProblem } from './alias'
 import { ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
@@ -118,6 +118,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
   }
   if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
 
+  let aliases: AliasOutcome | undefined
   await conn.run('BEGIN TRANSACTION')
   try {
     // a column appears with its first data, known property or new
@@ -127,7 +128,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
     // ids, then the load's $alias merges, before its rows are written under those ids
-    const aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
+    aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
     Object.assign(result, { aliasesMerged: aliases.merged, aliasesIgnored: aliases.ignored, aliasProblems: aliases.problems })
 
     const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
@@ -152,5 +153,6 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await conn.run('ROLLBACK').catch(() => undefined)
     throw err
   }
+  if (aliases?.rewrote) await settleMerges(conn)
   return result
 }
