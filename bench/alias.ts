@@ -3,8 +3,8 @@
 // 200k login ids, of which every fifth also browsed under an anonymous id (about half of its
 // events), stored under its own distinct_id until the merge. Three projects hold the same events:
 // one stays unmerged, one gets the aliases, one had them merged from the start ("born merged"). Each analysis runs on both in alternation (medians of 5, through HTTP with
-// useCache false), right after the merge (which rewrote those events' distinct_id in place) and
-// after a CHECKPOINT.
+// useCache false), right after the merge (which rewrote those events' distinct_id in place, then
+// checkpointed: alias.ts settleMerges) and after another CHECKPOINT.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
