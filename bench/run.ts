@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApp } from '../src-main/app'
+import { benchAlias } from './alias'
 import { benchAnalysis } from './analysis'
 import { benchExport } from './export'
 import { benchImport } from './import'
@@ -36,8 +37,8 @@ async function load(label: string, total: number, concurrency: number, send: () 
   )
 }
 
-/** BENCH_ONLY=import (or analysis, sample, export) runs that section alone, e.g. while tuning it. */
-const sections = { import: benchImport, analysis: benchAnalysis, sample: benchSample, export: benchExport }
+/** BENCH_ONLY=import (or analysis, alias, sample, export) runs that section alone, e.g. while tuning it. */
+const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport }
 const only = process.env.BENCH_ONLY
 if (only !== undefined) {
   if (!(only in sections)) throw new Error(`BENCH_ONLY is one of ${Object.keys(sections).join(', ')}`)
@@ -76,5 +77,6 @@ try {
 
 await benchImport()
 await benchAnalysis()
+await benchAlias()
 await benchSample()
 await benchExport()

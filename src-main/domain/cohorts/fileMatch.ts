@@ -1,5 +1,6 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api'
 import type { Columns } from '../analysis/filterSql'
+import { USERS } from '../ingest/identity'
 import { column } from '../schema/types'
 
 /**
@@ -36,11 +37,17 @@ export function userPropertySql(propertyId: string, columns: Columns): { sql: st
   return { sql: `u.${column(propertyId)}`, profile: true }
 }
 
-/** Users whose property equals one of the values of temp table `values`: (distinct_id, xwho). */
+/**
+ * Users whose property equals one of the values of temp table `values`: (distinct_id, xwho), each
+ * user once. A user merged by `$alias` matches by any of its ids and is named by its login id.
+ */
 export function fileMembersSql(property: { sql: string; profile: boolean }): string {
-  return `SELECT e.distinct_id, e.xwho FROM user_ids e
+  const matches = property.sql === 'e.xwho'
+    ? 'e.distinct_id IN (SELECT distinct_id FROM user_ids WHERE xwho IN (SELECT value FROM file_values))'
+    : `${property.sql} IN (SELECT value FROM file_values)`
+  return `SELECT e.distinct_id, e.xwho FROM ${USERS} e
     ${property.profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-    WHERE ${property.sql} IN (SELECT value FROM file_values)`
+    WHERE ${matches}`
 }
 
 /** How many distinct values of temp table `file_values` matched at least one user. */

@@ -2,11 +2,13 @@ import { addDays, dsOf } from '../analysis/calendar'
 import { eventSql } from '../analysis/eventRefs'
 import { conditionSql, filterSql, needsProfile, type Columns } from '../analysis/filterSql'
 import type { SqlParams } from '../analysis/sqlParams'
+import { USERS } from '../ingest/identity'
 import type { CheckedContent, EventRule, EventWindow, Rule } from './rules'
 
 /**
  * Checked rule content to SQL, on the expression compiler of the analyses (eventRefs, filterSql).
- * The users are those of `user_ids` (everyone with an event or a profile), read as `e` so that
+ * The users are those of `user_ids` (everyone with an event or a profile), each once (USERS: a
+ * user merged by `$alias` is named by its login id), read as `e` so that
  * the shared property SQL finds `e.xwho` and `e.distinct_id`; profiles join as `u`. Each event
  * rule is one aggregate over event_vd per user (a CTE), joined by user: a user without a matching
  * event counts 0. A rule that cannot decide (a missing value) does not match, so NOT (AND_NOT)
@@ -24,7 +26,7 @@ export interface RuleEnvSql {
 export interface ContentSql {
   /** Named subqueries to put in the statement's WITH. */
   ctes: string[]
-  /** LEFT JOINs onto `user_ids e`. */
+  /** LEFT JOINs onto the users `e`. */
   joins: string[]
   /** Whether `profile_vd u` must be joined. */
   profile: boolean
@@ -104,7 +106,7 @@ export function contentSql(content: CheckedContent, prefix: string, env: RuleEnv
 /** The FROM of a statement over every user, with the joins of some contents. */
 export function usersFrom(parts: ContentSql[]): string {
   const profile = parts.some((c) => c.profile)
-  return `user_ids e
+  return `${USERS} e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       ${parts.flatMap((c) => c.joins).join('\n      ')}`
 }

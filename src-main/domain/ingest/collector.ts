@@ -24,12 +24,15 @@ export interface CollectResult {
   stored: number
   rejected: number
   debug: number
-  /** The first rejected records, with reasons (the record's position in the upload). */
+  /** The first rejected records and ignored `$alias` records, with reasons (the record's position in the upload). */
   problems: Rejection[]
   /** Values left out of stored records because they do not fit their property. */
   valuesDropped: number
   /** The first values left out, with reasons (the record's position in the upload). */
   dropped: Rejection[]
+  /** Present when the upload held `$alias` records that merged users or were ignored (README "Identities"). */
+  aliasesMerged?: number
+  aliasesIgnored?: number
 }
 
 /** How long an upload waits for a project busy with an import before the SDK is told to retry. */
@@ -112,8 +115,12 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
     result.rejected += loaded.rowsRejected
     result.debug += loaded.debugSkipped
     result.valuesDropped += loaded.found.valuesDropped
-    for (const p of loaded.rejected) problems.push({ ...p, row: batch[p.row - 1].index })
+    for (const p of [...loaded.rejected, ...loaded.aliasProblems]) problems.push({ ...p, row: batch[p.row - 1].index })
     for (const p of loaded.found.dropped) dropped.push({ ...p, row: batch[p.row - 1].index })
+    if (loaded.aliasesMerged + loaded.aliasesIgnored > 0) {
+      result.aliasesMerged = (result.aliasesMerged ?? 0) + loaded.aliasesMerged
+      result.aliasesIgnored = (result.aliasesIgnored ?? 0) + loaded.aliasesIgnored
+    }
   }
   result.problems = [...problems, ...notes].sort((a, b) => a.row - b.row).slice(0, 20)
   result.dropped = dropped.sort((a, b) => a.row - b.row).slice(0, 20)

@@ -16,10 +16,15 @@ export interface JobOutcome {
   debugSkipped: number
   duplicatesSkipped: number
   rejected: Rejection[]
+  aliasesMerged?: number
+  aliasesIgnored?: number
+  aliasProblems?: Rejection[]
   reported: {
     events: [string, { properties: string[]; platforms: string[] }][]
     eventProperties: [string, DataType][]
     userProperties: [string, DataType][]
+    /** The SDKs (`$lib`) whose records arrived; absent in outcomes sealed before it was kept. */
+    libs?: string[]
   }
 }
 
@@ -33,6 +38,7 @@ export function sealJob(conn: DuckDBConnection, id: string, result: LoadResult):
       events: [...reported.events].map(([e, seen]) => [e, { properties: [...seen.properties], platforms: [...seen.platforms] }]),
       eventProperties: [...reported.eventProperties],
       userProperties: [...reported.userProperties],
+      libs: [...reported.libs],
     },
   }
   return sealOutcome(conn, jobKey(id), outcome)
@@ -44,6 +50,7 @@ export function resultOf(outcome: JobOutcome): LoadResult {
     events: new Map(outcome.reported.events.map(([e, seen]) => [e, { properties: new Set(seen.properties), platforms: new Set(seen.platforms) }])),
     eventProperties: new Map(outcome.reported.eventProperties),
     userProperties: new Map(outcome.reported.userProperties),
+    libs: new Set(outcome.reported.libs ?? []),
   }
-  return { ...outcome, reported }
+  return { aliasesMerged: 0, aliasesIgnored: 0, aliasProblems: [], ...outcome, reported }
 }

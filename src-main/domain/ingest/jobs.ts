@@ -38,7 +38,7 @@ export interface JobView {
   createTime: number
   startTime: number | null
   endTime: number | null
-  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> | null
+  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> & Partial<Pick<LoadResult, 'aliasesMerged' | 'aliasesIgnored' | 'aliasProblems'>> | null
 }
 
 export interface JobRow {
@@ -153,7 +153,9 @@ export function settleImport(ctx: DomainContext, appKey: string): Settle {
 
 /** A job's row once it succeeded with `result`; `options` is the job's stored options. */
 export function succeededFields(options: string, result: LoadResult): Partial<Record<keyof JobRow, unknown>> {
-  const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } = result
+  const { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped, aliasesMerged, aliasesIgnored, aliasProblems } = result
+  // the alias counts appear when the file held $alias records
+  const aliases = aliasesMerged + aliasesIgnored > 0 ? { aliasesMerged, aliasesIgnored, aliasProblems } : {}
   return {
     state: 'succeeded',
     percent: 100,
@@ -162,7 +164,7 @@ export function succeededFields(options: string, result: LoadResult): Partial<Re
     rows_rejected: result.rowsRejected,
     rejected: JSON.stringify(result.rejected),
     error: null,
-    options: JSON.stringify({ ...JSON.parse(options), result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped } }),
+    options: JSON.stringify({ ...JSON.parse(options), result: { eventsWritten, profilesChanged, debugSkipped, duplicatesSkipped, ...aliases } }),
     end_time: Date.now(),
   }
 }

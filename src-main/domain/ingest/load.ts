@@ -4,7 +4,8 @@ import { testPause } from '../testPause'
 import { addColumns, propertyColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column } from '../schema/types'
-import { assignDistinctIds, ensureUserIds } from './identity'
+import { identifyUsers, settleMerges, type AliasOutcome, type AliasProblem } from './alias'
+import { ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
 import { EVENT_ORDER, insertionOrder, unordered } from './sql'
@@ -40,6 +41,11 @@ export interface LoadResult {
   duplicatesSkipped: number
   rejected: Rejection[]
   reported: Reported
+  /** `$alias` records that merged an anonymous id into a login id (alias.ts). */
+  aliasesMerged: number
+  /** `$alias` records stored but ignored by the merge rules, and the first of them with reasons. */
+  aliasesIgnored: number
+  aliasProblems: AliasProblem[]
 }
 
 /** Thrown when onError is abort and records were rejected: the job fails, nothing is written. */
@@ -115,9 +121,13 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     duplicatesSkipped: 0,
     rejected: s.sample,
     reported: emptyReported(),
+    aliasesMerged: 0,
+    aliasesIgnored: 0,
+    aliasProblems: [],
   }
   if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
 
+  let aliases: AliasOutcome | undefined
   await conn.run('BEGIN TRANSACTION')
   try {
     // a column appears with its first data, known property or new
@@ -126,7 +136,9 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
-    await unordered(conn, () => assignDistinctIds(conn, `norm n WHERE ${VALID}`))
+    // ids, then the load's $alias merges, before its rows are written under those ids
+    aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
+    Object.assign(result, { aliasesMerged: aliases.merged, aliasesIgnored: aliases.ignored, aliasProblems: aliases.problems })
 
     const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
     const valid = `SELECT n.xwho, n.xwhat, n.xwhen, n.ds ${cols.map((c) => `, ${c}`).join('')} FROM norm n WHERE ${VALID} AND NOT n.is_profile`
@@ -151,5 +163,6 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     await conn.run('ROLLBACK').catch(() => undefined)
     throw err
   }
+  if (aliases?.rewrote) await settleMerges(conn)
   return result
 }

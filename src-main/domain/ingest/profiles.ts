@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { column } from '../schema/types'
+import { USERS } from './identity'
 import { unsetCol, userCol, type PropertyPlan } from './norm'
 import { literal } from './sql'
 
@@ -8,12 +9,13 @@ import { literal } from './sql'
  * keep that order without a row-by-row loop, each user's records are cut into runs of the same
  * operation ("levels"), and level k of every user is applied before level k + 1. Within a run:
  * set keeps the last value, set_once the first, increment sums, append concatenates in order,
- * unset clears, delete removes the row.
+ * unset clears, delete removes the row. A user's operations are those of all its ids (merged by
+ * `$alias`): runs and rows go by distinct_id.
  */
 export async function applyProfiles(conn: DuckDBConnection, props: PropertyPlan[], unsetIds: string[]): Promise<number> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE prof AS
-    SELECT *, sum(CASE WHEN op IS DISTINCT FROM prev_op THEN 1 ELSE 0 END) OVER (PARTITION BY xwho ORDER BY xwhen, _row) AS level
-    FROM (SELECT n.*, u.distinct_id, lag(op) OVER (PARTITION BY n.xwho ORDER BY n.xwhen, n._row) AS prev_op
+    SELECT *, sum(CASE WHEN op IS DISTINCT FROM prev_op THEN 1 ELSE 0 END) OVER (PARTITION BY distinct_id ORDER BY xwhen, _row) AS level
+    FROM (SELECT n.*, u.distinct_id, lag(op) OVER (PARTITION BY u.distinct_id ORDER BY n.xwhen, n._row) AS prev_op
           FROM norm n JOIN user_ids u USING (xwho)
           WHERE n.is_profile AND n._problem IS NULL AND NOT n.debug)`)
   const levels = (await conn.runAndReadAll('SELECT DISTINCT level, op FROM prof ORDER BY level, op')).getRows().map((r) => ({ level: Number(r[0]), op: String(r[1]) }))
@@ -31,9 +33,10 @@ export async function applyProfiles(conn: DuckDBConnection, props: PropertyPlan[
       changed += Number((await conn.run(`UPDATE profile_vd SET ${sets} FROM (SELECT distinct_id, ${aggs} FROM ${batch} GROUP BY distinct_id) a WHERE profile_vd.distinct_id = a.distinct_id`)).rowsChanged)
       continue
     }
-    // the value operations create the user's row when there is none
+    // the value operations create the user's row when there is none, named by its login id
     await conn.run(`INSERT INTO profile_vd (distinct_id, xwho)
-      SELECT DISTINCT b.distinct_id, b.xwho FROM ${batch} b WHERE NOT EXISTS (SELECT 1 FROM profile_vd p WHERE p.distinct_id = b.distinct_id)`)
+      SELECT r.distinct_id, r.xwho FROM ${USERS} r WHERE r.distinct_id IN (SELECT distinct_id FROM ${batch})
+        AND NOT EXISTS (SELECT 1 FROM profile_vd p WHERE p.distinct_id = r.distinct_id)`)
     const usable = props.filter((p) => (op === '$profile_increment' ? p.type === 'number' : op === '$profile_append' ? p.type === 'array<string>' : true))
     if (usable.length === 0) continue
     const agg = (p: PropertyPlan) => {

@@ -50,8 +50,10 @@ export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: U
     const user = await findUser(query, key)
     const p = new SqlParams()
     // every profile column: the few that were asked for are picked below, a missing one is null
-    const rows = await query(`SELECT * EXCLUDE (distinct_id, xwho) FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)
-    return { user, profile: rows[0] ?? {} }
+    // (SELECT * EXCLUDE fails on a profile table without property columns)
+    const rows = await query(`SELECT * FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)
+    const { distinct_id: _id, xwho: _who, ...profile } = rows[0] ?? {}
+    return { user, profile }
   })
   const base: Record<string, unknown> = { ...profile, xwho: user.xwho, distinct_id: user.distinctId }
   const detail: Record<string, unknown> = {}

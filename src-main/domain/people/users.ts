@@ -1,12 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { SqlParams } from '../analysis/sqlParams'
 import { badParam } from '../errors'
+import { USERS } from '../ingest/identity'
 
 /**
  * Who a single-user request is about (spec 4.6): a user id (`xwho`) or the platform's numeric id
  * (`distinctId`). A user is known when the platform has given them a distinct_id (user_ids): that
  * happens with their first stored event or profile record, so a user with events and no profile is
- * known too.
+ * known too. A user merged by `$alias` is found by any of its ids and named by its login id.
  */
 
 export type UserKey = { xwho: string } | { distinctId: number }
@@ -52,8 +53,9 @@ export async function findUser(query: Query, key: UserKey): Promise<KnownUser> {
   const ready = await query("SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'user_ids'", new SqlParams())
   if (Number(ready[0]?.n ?? 0) === 0) throw unknown()
   const p = new SqlParams()
-  const where = 'xwho' in key ? `xwho = ${p.add(key.xwho)}` : `distinct_id = ${p.add(key.distinctId)}`
-  const rows = await query(`SELECT xwho, distinct_id FROM user_ids WHERE ${where}`, p)
+  // any id of a user merged by $alias finds it; the user is named by its login id
+  const where = 'xwho' in key ? `distinct_id = (SELECT distinct_id FROM user_ids WHERE xwho = ${p.add(key.xwho)} LIMIT 1)` : `distinct_id = ${p.add(key.distinctId)}`
+  const rows = await query(`SELECT xwho, distinct_id FROM ${USERS} u WHERE ${where}`, p)
   if (rows.length === 0) throw unknown()
   return { xwho: String(rows[0].xwho), distinctId: Number(rows[0].distinct_id) }
 }

@@ -31,7 +31,7 @@ const RESERVED_WORDS = new Set(
 )
 
 /** Tables the warehouse has or keeps for itself, and the catalog's own names. */
-const WAREHOUSE_TABLES = new Set(['event_vd', 'profile_vd', 'user_ids', 'distinct_ids', 'cohort_users', 'cohort_members', 'main', 'temp', 'system', 'information_schema'])
+const WAREHOUSE_TABLES = new Set(['event_vd', 'profile_vd', 'user_ids', 'user_aliases', 'distinct_ids', 'cohort_users', 'cohort_members', 'main', 'temp', 'system', 'information_schema'])
 // cohort_<code> and tag_<code> hold cohort members and tag values (domain/cohorts, domain/tags)
 const WAREHOUSE_PATTERN = /^(duckdb|sqlite|pg|uba|information|cohort|tag)_|_vd$/
 

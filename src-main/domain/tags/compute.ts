@@ -64,7 +64,12 @@ async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
   )
   if (!(await hasUsers(conn))) return { select: NO_VALUES, matched: 0 }
   const matched = Number((await conn.runAndReadAll('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)')).getRows()[0][0])
-  return { select: 'SELECT e.distinct_id, f.label AS value FROM user_ids e JOIN file_values f ON f.value = e.xwho', matched }
+  // a user merged by $alias may be listed by several of its ids: the value of its login id wins, else the first id's
+  return {
+    select: `SELECT e.distinct_id, arg_min(f.label, (e.xwho IN (SELECT original_id FROM user_aliases), e.xwho)) AS value
+      FROM user_ids e JOIN file_values f ON f.value = e.xwho GROUP BY e.distinct_id`,
+    matched,
+  }
 }
 
 /** What a tag run seals with its version (domain/outcomes.ts). */

@@ -12,6 +12,8 @@ const result = {
     stored: { type: 'integer', description: 'Events written plus profile rows changed.' },
     rejected: { type: 'integer' },
     debug: { type: 'integer', description: '$debug 1 records: checked, not stored.' },
+    aliasesMerged: { type: 'integer', description: 'Present when the upload held $alias records: those that merged an anonymous id into a login id.' },
+    aliasesIgnored: { type: 'integer', description: 'Present when the upload held $alias records: those stored but ignored by the merge rules (reasons in problems).' },
     problems: { type: 'array', description: 'The first 20 records refused, with reasons, and notes on records stored anyway (an appid differing from the address\'s), by position in the upload.', items: rejection },
     valuesDropped: { type: 'integer', description: 'Values left out of stored records because they do not fit their property.' },
     dropped: { type: 'array', description: 'The first 20 values left out, with reasons.', items: rejection },
@@ -19,6 +21,8 @@ const result = {
 } as const
 
 const COMMON = `Records are JSON objects ({appid, xwho, xwhat, xwhen, xcontext}). Each goes to the project its \`appid\` names; a record without one takes the \`appid\` of the address; when the two differ, the record's own is followed and \`problems\` says so. Records are stored only while that project's data stream is started (stream 2); only a record without a usable \`appid\`, \`xwho\`, \`xwhat\` or \`xwhen\` is refused (counted in \`rejected\`, with reasons in \`problems\`); a value that does not fit its property's type is left out of its record, which is stored (counted in \`valuesDropped\`, with reasons in \`dropped\`); an xcontext that is not an object, or a key that cannot be a property id, is left out the same way, and a record with more than 300 properties is stored whole (the SDKs keep that limit). Preset \`$\` properties (\`$lib\`, \`$is_login\`...) in \`$profile_increment\` and \`$profile_append\` records are not applied where the operation cannot apply (increment: numbers, append: arrays), and are no problem. Everything refused or left out, and every upload refused while the stream is stopped, is kept in the project's data quality log (GET /uba/api/ingest/problems). \`$debug\` 1 records are checked and not stored.
+
+Identities: \`$alias\` (xwho = the login id, \`$original_id\` = the anonymous id) makes both ids one user, one distinct_id, for their events before and after it, in every analysis, cohort and people view; xwho stays as sent. An anonymous id merges into one login id (a later alias of it to another user is ignored: the first wins); a login id that anonymous ids were merged into is never merged as an anonymous id; an \`$original_id\` equal to xwho, or ids already of one user, change nothing. An ignored alias is stored as an event and listed in \`problems\` (property \`$original_id\`), counted in \`aliasesIgnored\`.
 
 Any web origin may upload (the collector only writes); a project can narrow that to a list (POST /uba/manage/enterprise/projects/{appKey}/collector), checked against the browser's Origin (or, for an image request, its Referer). Answers carry CORS and \`Cross-Origin-Resource-Policy: cross-origin\`.
 

@@ -55,7 +55,19 @@ export const jobSchema = {
     endTime: { type: ['integer', 'null'] },
     result: {
       type: ['object', 'null'],
-      properties: { eventsWritten: { type: 'integer' }, profilesChanged: { type: 'integer' }, debugSkipped: { type: 'integer' }, duplicatesSkipped: { type: 'integer' } },
+      properties: {
+        eventsWritten: { type: 'integer' },
+        profilesChanged: { type: 'integer' },
+        debugSkipped: { type: 'integer' },
+        duplicatesSkipped: { type: 'integer' },
+        aliasesMerged: { type: 'integer', description: '$alias records that merged an anonymous id into a login id (README "Identities").' },
+        aliasesIgnored: { type: 'integer', description: '$alias records stored as events but ignored by the merge rules.' },
+        aliasProblems: {
+          type: 'array',
+          description: 'The first ignored $alias records: row, `$original_id`, its value, why.',
+          items: { type: 'object', properties: { row: { type: 'integer' }, property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } },
+        },
+      },
     },
   },
 } as const

@@ -26,6 +26,12 @@ export interface WarehouseSession {
   readonly interrupted: boolean
 }
 
+/**
+ * The identity merges (domain/ingest/alias.ts), created with user_ids by the first load, and when
+ * a database of a project stored before merges existed opens.
+ */
+export const USER_ALIASES_DDL = 'CREATE TABLE IF NOT EXISTS user_aliases (original_id VARCHAR NOT NULL, login_id VARCHAR NOT NULL, xwhen TIMESTAMPTZ)'
+
 /** The base columns every project starts with; properties add typed columns later. */
 const BASE_TABLES = [
   `CREATE TABLE IF NOT EXISTS event_vd (
@@ -208,6 +214,9 @@ export class Warehouse {
       try {
         await conn.run(`SET allowed_directories = ['${(staging + sep).replace(/'/g, "''")}']`)
         await conn.run('SET enable_external_access = false')
+        // user_ids and user_aliases go together (the lists of users read both): an older project has the first only
+        const ids = await conn.runAndReadAll("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'user_ids'")
+        if (Number(ids.getRows()[0][0]) > 0) await conn.run(USER_ALIASES_DDL)
       } finally {
         conn.closeSync()
       }

@@ -58,7 +58,7 @@ async function createProducts(ctx: DomainContext, scope: ProjectScope, operator:
 /** What the job reports for a load of the sample. */
 function resultOf(load: SampleLoad, types: { event: Map<string, DataType>; user: Map<string, DataType> }): LoadResult {
   const reported = sampleReported(load.occurred, types)
-  return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported }
+  return { rowsRead: load.events, rowsRejected: 0, eventsWritten: load.events, profilesChanged: load.profiles, debugSkipped: 0, duplicatesSkipped: 0, rejected: [], reported, aliasesMerged: 0, aliasesIgnored: 0, aliasProblems: [] }
 }
 
 /** The job's work: check under the write lock, then load in one transaction, sealed with its outcome. */
