@@ -16,6 +16,7 @@ import metaRoutes from './routes/meta'
 import peopleRoutes from './routes/people'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
+import reportRoutes from './routes/reports'
 import sampleRoutes from './routes/sample'
 import schemaRoutes from './routes/schema'
 import sqlRoutes from './routes/sql'
@@ -93,6 +94,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(sampleRoutes, ctx)
   await app.register(collectorRoutes, ctx)
   await app.register(analysisRoutes, ctx)
+  await app.register(reportRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)
   await app.register(tagRoutes, ctx)

@@ -279,4 +279,25 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'saved reports',
+    sql: `
+      CREATE TABLE reports (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key      TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        kind         TEXT NOT NULL CHECK (kind IN ('events', 'funnels', 'retentions', 'distributions', 'userAttributes')),
+        request      TEXT NOT NULL,
+        options      TEXT NOT NULL,
+        created_by   INTEGER REFERENCES accounts(id),
+        created_user TEXT NOT NULL,
+        updated_by   INTEGER REFERENCES accounts(id),
+        updated_user TEXT NOT NULL,
+        create_time  INTEGER NOT NULL,
+        update_time  INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
+    `,
+  },
 ]
