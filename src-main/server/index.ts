@@ -9,6 +9,7 @@ import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
+import dashboardRoutes from './routes/dashboards'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
 import memberRoutes from './routes/members'
@@ -95,6 +96,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(collectorRoutes, ctx)
   await app.register(analysisRoutes, ctx)
   await app.register(reportRoutes, ctx)
+  await app.register(dashboardRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)
   await app.register(tagRoutes, ctx)

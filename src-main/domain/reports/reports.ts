@@ -69,7 +69,7 @@ function view(row: ReportRow, scope: ProjectScope): ReportView {
   }
 }
 
-function checkName(value: unknown): string {
+export function checkName(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw badParam('name', 'name is required')
   const name = value.trim()
   if (name.length > REPORT_NAME_MAX) throw badParam('name', `name: at most ${REPORT_NAME_MAX} characters`)
@@ -89,7 +89,7 @@ function checkObject(value: unknown, param: string): string {
   return text
 }
 
-function rowById(meta: MetaDb, appKey: string, id: number): ReportRow | undefined {
+export function rowById(meta: MetaDb, appKey: string, id: number): ReportRow | undefined {
   return meta.prepare('SELECT * FROM reports WHERE app_key = ? AND id = ?').get(appKey, id) as ReportRow | undefined
 }
 

@@ -281,7 +281,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 11,
-    name: 'saved reports',
+    name: 'saved reports and dashboards',
     sql: `
       CREATE TABLE reports (
         id           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -290,6 +290,23 @@ export const migrations: Migration[] = [
         kind         TEXT NOT NULL CHECK (kind IN ('events', 'funnels', 'retentions', 'distributions', 'userAttributes')),
         request      TEXT NOT NULL,
         options      TEXT NOT NULL,
+        created_by   INTEGER REFERENCES accounts(id),
+        created_user TEXT NOT NULL,
+        updated_by   INTEGER REFERENCES accounts(id),
+        updated_user TEXT NOT NULL,
+        create_time  INTEGER NOT NULL,
+        update_time  INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
+
+      CREATE TABLE dashboards (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key      TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        tiles        TEXT NOT NULL,
+        from_date    TEXT,
+        to_date      TEXT,
+        crowd        TEXT,
         created_by   INTEGER REFERENCES accounts(id),
         created_user TEXT NOT NULL,
         updated_by   INTEGER REFERENCES accounts(id),
