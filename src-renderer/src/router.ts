@@ -21,6 +21,7 @@ export const routes: RouteRecordRaw[] = [
   { path: '/schema', name: 'schema', component: () => import('./views/Schema/SchemaView.vue'), meta: { nav: 'Schema', icon: 'schema', wide: true } },
   { path: '/cohorts', name: 'cohorts', component: () => import('./views/Cohorts/CohortsView.vue'), meta: { nav: 'Cohorts', icon: 'cohorts', wide: true } },
   { path: '/charts/:kind?/:id?', name: 'charts', component: () => import('./views/Charts/ChartsView.vue'), meta: { nav: 'Charts', icon: 'charts', wide: true } },
+  { path: '/dashboards/:id?', name: 'dashboards', component: () => import('./views/Dashboards/DashboardsView.vue'), meta: { nav: 'Dashboards', icon: 'dashboards', wide: true } },
   { path: '/people', name: 'people', component: () => import('./views/People/PeopleView.vue'), meta: { nav: 'People', icon: 'people', wide: true } },
   { path: '/sql', name: 'sql', component: () => import('./views/SQL/SQLView.vue'), meta: { nav: 'SQL', icon: 'sql', wide: true } },
   { path: '/settings', name: 'settings', component: () => import('./views/Settings/SettingsView.vue'), meta: { nav: 'Settings', icon: 'settings' } },

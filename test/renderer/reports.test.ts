@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openView, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
-import { answerOf, openCharts, pick, ready, shot, tableValues } from './chartsPage'
+import { answerOf, daysBefore, openCharts, pick, raw, ready, shot, tableValues, today } from './chartsPage'
 
 let server: TestServer
 let browser: Browser
@@ -225,5 +225,63 @@ describe('saved reports in the project', () => {
     await shot(again.page, 'reports-deleted-cohort.png')
     expect(again.problems).toEqual([])
     await again.page.context().close()
+  })
+  it('shows a dashboard of reports on an overridden date range, each tile with the numbers of its report on that range', async () => {
+    const c = await openCharts(browser, server, 'light')
+    const { page } = c
+    await ready(page)
+    await pick(page, 'measure-0-event', 'pay', 'Pay')
+    await ready(page)
+    await saveAs(page, 'Payers')
+    await heading(page, 'Payers')
+    await page.getByTestId('add-to-dashboard').click()
+    await page.getByTestId('add-dashboard-name').fill('Weekly review')
+    await page.getByTestId('add-dashboard-name').press('Enter')
+    await page.getByTestId('added-to-dashboard').waitFor()
+    await page.getByTestId('add-to-dashboard').click()
+
+    await page.getByRole('tab', { name: 'Funnels' }).click()
+    await pick(page, 'step-0-event', 'view product', 'View product')
+    await pick(page, 'step-1-event', 'add to cart', 'Add to cart')
+    await ready(page)
+    await saveAs(page, 'View to cart')
+    await heading(page, 'View to cart')
+    await page.getByTestId('add-to-dashboard').click()
+    await page.getByTestId('dashboard-Weekly review').click()
+    await page.getByTestId('added-to-dashboard').getByRole('link', { name: 'Weekly review' }).click()
+    await heading(page, 'Weekly review')
+
+    const zone = (await server.call('GET', '/uba/api/project', { headers: server.project })).body.timeZone
+    const [from, to] = [daysBefore(today(zone), 12), daysBefore(today(zone), 5)]
+    await page.getByTestId('dashboard-from').fill(from)
+    await page.getByTestId('dashboard-to').fill(to)
+    await page.getByTestId('dashboard-apply-range').click()
+    for (const i of [0, 1]) await page.locator(`[data-testid=tile-${i}][data-range="${from}~${to}"][data-status=ready]`).waitFor({ timeout: 30_000 })
+    await page.locator('[data-testid=dashboard-progress][data-done="2"][data-total="2"]').waitFor()
+
+    // each report's own request, on the dashboard's range, asked of the API directly
+    const reports = await listed()
+    const ownOn = async (name: string, kind: string) => {
+      const report = reports.find((r) => r.name === name)
+      const res = await server.call('POST', `/uba/api/${kind}/analyze`, { headers: server.project, body: { ...report.request, fromDate: from, toDate: to } })
+      expect(res.status).toBe(200)
+      return res.body
+    }
+    const tileTable = (i: number) =>
+      page.evaluate<string[][]>(`[...document.querySelectorAll('[data-testid=tile-${i}] [data-testid=result-table] tbody tr')].map((tr) => [...tr.children].map((c) => c.getAttribute('data-value')))`)
+    const payers = await ownOn('Payers', 'events')
+    expect((await tileTable(0))[0].slice(1)).toEqual([raw(payers.rows[0].sum[0]), ...payers.rows[0].values[0].map(raw)])
+    expect(payers.series[0]).toBe(from)
+    const funnel = await ownOn('View to cart', 'funnels')
+    const steps = funnel.rows[0].stepsDetail.map((d: { convertedUser: number[] }) => String(d.convertedUser[0]))
+    expect((await tileTable(1))[0].slice(1, 3)).toEqual(steps)
+    expect(Number(steps[0])).toBeGreaterThan(0)
+    await shot(page, 'reports-dashboard.png')
+
+    // a tile opens its report
+    await page.getByTestId('tile-1-open').click()
+    await heading(page, 'View to cart')
+    expect(c.problems).toEqual([])
+    await page.context().close()
   })
 })

@@ -12,7 +12,7 @@ const API_KINDS: Record<AnalysisKind, string> = {
   userAttributes: 'userAttributes',
 }
 
-function builderKind(apiKind: string): AnalysisKind | null {
+export function builderKind(apiKind: string): AnalysisKind | null {
   const found = (Object.keys(API_KINDS) as AnalysisKind[]).find((k) => API_KINDS[k] === apiKind)
   return found ?? null
 }
