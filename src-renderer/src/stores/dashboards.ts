@@ -2,12 +2,17 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowReactive, shallowRef } from 'vue'
 import { analyze, type AnalysisResponses } from '../api/analysis'
 import { createDashboard, deleteDashboard, getDashboard, listDashboards, nextTile, updateDashboard, type Dashboard, type DashboardSummary, type DashboardWrite } from '../api/dashboards'
+import { decodeState } from '../views/Charts/model/chartState'
+import { resolveRange } from '../views/Charts/model/dates'
+import { useProjectStore } from './project'
 import { useSessionStore } from './session'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** One tile's run: its answer, or why it failed. */
 export interface TileRun {
+  /** What was asked (the dates shown on the tile). */
+  request: Record<string, unknown>
   status: 'loading' | 'ready' | 'error'
   response: AnalysisResponses[keyof AnalysisResponses] | null
   error: Error | null
@@ -22,6 +27,7 @@ const AT_ONCE = 2
  */
 export const useDashboardStore = defineStore('dashboards', () => {
   const session = useSessionStore()
+  const projects = useProjectStore()
 
   const list = shallowRef<DashboardSummary[]>([])
   const listState = ref<LoadState>('idle')
@@ -52,6 +58,17 @@ export const useDashboardStore = defineStore('dashboards', () => {
     }
   }
 
+  /**
+   * The request a tile runs: the API's (the dashboard's range and cohort applied). Without a
+   * dashboard range, a report saved as "the last 30 days" counts back from today, as in Charts.
+   */
+  function requestOf(board: Dashboard, report: NonNullable<Dashboard['tiles'][number]['report']>): Record<string, unknown> {
+    const state = report.kind ? decodeState(report.kind, report.options.builder) : null
+    if (board.fromDate || !state || state.range.preset === 'custom' || !('fromDate' in report.request)) return report.request
+    const range = resolveRange(state.range, projects.overview?.timeZone ?? projects.current?.timeZone)
+    return range ? { ...report.request, ...range } : report.request
+  }
+
   /** Runs every tile's report, AT_ONCE at a time; a newer open or run leaves the older answers unused. */
   async function runAll(): Promise<void> {
     const board = current.value
@@ -59,16 +76,17 @@ export const useDashboardStore = defineStore('dashboards', () => {
     const mine = ++generation
     const auth = session.projectAuth
     for (const key of Object.keys(runs)) delete runs[Number(key)]
-    const queue = board.tiles.map((t, i) => ({ t, i })).filter(({ t }) => t.report?.kind)
-    for (const { i } of queue) runs[i] = { status: 'loading', response: null, error: null }
+    const queue = board.tiles.flatMap((t, i) => (t.report?.kind ? [{ kind: t.report.kind, i, request: requestOf(board, t.report) }] : []))
+    for (const { i, request } of queue) runs[i] = { request, status: 'loading', response: null, error: null }
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const report = next.t.report!
+        const { kind, request } = next
+        if (mine !== generation) return
         try {
-          const response = await analyze(auth, report.kind!, report.request as never)
-          if (mine === generation) runs[next.i] = { status: 'ready', response, error: null }
+          const response = await analyze(auth, kind, request as never)
+          if (mine === generation) runs[next.i] = { request, status: 'ready', response, error: null }
         } catch (err) {
-          if (mine === generation) runs[next.i] = { status: 'error', response: null, error: err as Error }
+          if (mine === generation) runs[next.i] = { request, status: 'error', response: null, error: err as Error }
         }
       }
     }
