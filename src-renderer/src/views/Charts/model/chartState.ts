@@ -46,9 +46,20 @@ export function decodeState(kind: AnalysisKind, text: unknown): ChartState | nul
   if (!isObject(value) || !isObject(value.definition)) return null
   const range = isObject(value.range) ? value.range : {}
   const preset = PRESETS.includes(range.preset as RangePreset) ? (range.preset as RangePreset) : 'last30'
+  // a field of another shape than the builder's (a hand-edited link) takes the default instead
+  const defaults = defaultDefinitions()[kind] as unknown as Record<string, unknown>
+  const shapeOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v)
+  const given = value.definition
+  const definition = Object.fromEntries(
+    Object.entries(defaults).map(([k, d]) => {
+      const g = given[k]
+      const fits = shapeOf(g) === shapeOf(d) || (d === null && shapeOf(g) === 'object')
+      return [k, k in given && fits ? g : d]
+    }),
+  )
   return {
     kind,
-    definition: { ...defaultDefinitions()[kind], ...value.definition } as Definitions[AnalysisKind],
+    definition: definition as unknown as Definitions[AnalysisKind],
     range: { preset, from: typeof range.from === 'string' ? range.from : '', to: typeof range.to === 'string' ? range.to : '' },
     crowd: typeof value.crowd === 'string' && value.crowd ? value.crowd : '$ALL',
   }
