@@ -157,6 +157,13 @@ describe('saved reports in the project', () => {
     const sent = c.requests.at(-1)
     expect(JSON.parse(sent?.postData() ?? '{}').byFields).toEqual([{ expression: 'event.$Anything.$platform' }])
     await shot(page, 'reports-reloaded.png')
+
+    // a hand-edited link: fields of another shape take the builder's defaults, the rest is kept
+    const edited = JSON.stringify({ definition: { first: null, second: 'x', duration: 14 }, range: { preset: 'soon' } })
+    await page.goto(`${server.url}/#/charts/retention?q=${encodeURIComponent(edited)}`)
+    await page.getByRole('tab', { name: 'Retention', selected: true }).waitFor()
+    await ready(page)
+    expect(JSON.parse(c.requests.at(-1)?.postData() ?? '{}')).toMatchObject({ duration: 14, firstEvent: { expression: 'event.$Anything' }, secondEvent: { expression: 'event.$Anything' } })
     expect(c.problems).toEqual([])
     await page.context().close()
   })
