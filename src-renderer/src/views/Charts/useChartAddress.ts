@@ -119,6 +119,13 @@ export function useChartAddress() {
   watch(() => charts.kind, () => {
     if (following === 0) record()
   })
+  // another project has other reports: the chart (reset by its store) leaves the old one's address
+  watch(
+    () => session.appKey,
+    (next, before) => {
+      if (before && next !== before && route.params.kind === 'report') void detach()
+    },
+  )
   onBeforeUnmount(() => clearTimeout(timer))
 
   /** The chart is now this saved report: picked from the list (a new entry), or just saved (the same entry). */
