@@ -11,6 +11,7 @@ import analysisRoutes from './routes/analysis'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
 import collectorSettingsRoutes from './routes/collectorSettings'
+import dashboardRoutes from './routes/dashboards'
 import dimensionRoutes from './routes/dimensions'
 import importRoutes from './routes/import'
 import ingestProblemRoutes from './routes/ingestProblems'
@@ -19,6 +20,7 @@ import metaRoutes from './routes/meta'
 import peopleRoutes from './routes/people'
 import platformRoutes from './routes/platform'
 import projectRoutes from './routes/project'
+import reportRoutes from './routes/reports'
 import sampleRoutes from './routes/sample'
 import settingsRoutes from './routes/settings'
 import schemaRoutes from './routes/schema'
@@ -109,6 +111,8 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(ingestProblemRoutes, ctx)
   await app.register(collectorSettingsRoutes, { ctx, listener: options.collectorListener })
   await app.register(analysisRoutes, ctx)
+  await app.register(reportRoutes, ctx)
+  await app.register(dashboardRoutes, ctx)
   await app.register(utmRoutes, ctx)
   await app.register(cohortRoutes, ctx)
   await app.register(tagRoutes, ctx)

@@ -57,6 +57,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'dimensions', description: 'Dimension tables (spec 4.8).' },
         { name: 'import', description: 'Importing files: preview, jobs with progress, cancel (UBA Desk addition).' },
         { name: 'analysis', description: 'Analyses (spec 4.10).' },
+        { name: 'reports', description: 'Saved reports and dashboards: named analyses of the project and grids of them, shared by every browser and tool (UBA Desk addition).' },
         { name: 'utm', description: 'Ad tracking (spec 4.9).' },
         { name: 'collector', description: 'The local collector for SDK uploads.' },
         { name: 'system', description: 'Health and documentation, no credentials.' },

@@ -152,9 +152,9 @@ describe('Charts view', () => {
     await page.getByTestId('report-name').fill('Checkout funnel')
     await page.getByTestId('report-save-confirm').click()
     await page.getByRole('heading', { name: 'Checkout funnel', level: 1 }).waitFor()
-    expect(page.url()).toContain('report=')
+    expect(page.url()).toContain('#/charts/report/')
 
-    // another page of the same browser: the report is kept locally, and opens from the list
+    // another page of the same browser: the report is kept in the project, and opens from the list
     const again = await openCharts(browser, server, 'light', page)
     await again.page.getByTestId('reports-button').click()
     await again.page.getByTestId('report-Checkout funnel').click()

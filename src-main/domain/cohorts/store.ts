@@ -114,13 +114,13 @@ export function insertCohort(meta: MetaDb, appKey: string, input: NewCohortRow):
 }
 
 /** Only the creator deletes (spec 4.5): the API's own cohorts without loginUser, an account's with it. */
-export function checkOwner(row: { created_by: number | null; name: string }, operator: Operator | null, what = 'cohort'): void {
+export function checkOwner(row: { created_by: number | null; name: string }, operator: Operator | null, what = 'cohort', action = 'delete'): void {
   if ((operator?.id ?? null) === row.created_by) return
   throw badParam(
     'loginUser',
     operator
-      ? `the ${what} ${row.name} was not created by ${operator.email}; only its creator may delete it`
-      : `the ${what} ${row.name} was created by an account; only that account (as loginUser) may delete it`,
+      ? `the ${what} ${row.name} was not created by ${operator.email}; only its creator may ${action} it`
+      : `the ${what} ${row.name} was created by an account; only that account (as loginUser) may ${action} it`,
   )
 }
 

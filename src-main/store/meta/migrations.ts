@@ -280,7 +280,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 7,
+    version: 5,
     name: 'web origins allowed to upload to the collector, per project',
     sql: `
       -- a JSON array of origins ("https://shop.example", "null" for file pages); empty = any origin
@@ -288,7 +288,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 8,
+    version: 6,
     name: 'ingest problems: what the collector refused or left out, per project',
     sql: `
       CREATE TABLE ingest_problem_counts (
@@ -315,6 +315,44 @@ export const migrations: Migration[] = [
         record      TEXT NOT NULL
       );
       CREATE INDEX ingest_problems_by_project ON ingest_problems (app_key, id);
+    `,
+  },
+  {
+    version: 7,
+    name: 'saved reports and dashboards',
+    sql: `
+      CREATE TABLE reports (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key      TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        kind         TEXT NOT NULL CHECK (kind IN ('events', 'funnels', 'retentions', 'distributions', 'userAttributes')),
+        request      TEXT NOT NULL,
+        options      TEXT NOT NULL,
+        created_by   INTEGER REFERENCES accounts(id),
+        created_user TEXT NOT NULL,
+        updated_by   INTEGER REFERENCES accounts(id),
+        updated_user TEXT NOT NULL,
+        create_time  INTEGER NOT NULL,
+        update_time  INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
+
+      CREATE TABLE dashboards (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        app_key      TEXT NOT NULL REFERENCES projects(app_key) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        tiles        TEXT NOT NULL,
+        from_date    TEXT,
+        to_date      TEXT,
+        crowd        TEXT,
+        created_by   INTEGER REFERENCES accounts(id),
+        created_user TEXT NOT NULL,
+        updated_by   INTEGER REFERENCES accounts(id),
+        updated_user TEXT NOT NULL,
+        create_time  INTEGER NOT NULL,
+        update_time  INTEGER NOT NULL,
+        UNIQUE (app_key, name)
+      );
     `,
   },
 ]

@@ -4,6 +4,7 @@ export const PATHS = {
   schema: 'M5 4h14a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2ZM3 10h18M9 10v10',
   cohorts: 'M6 8a3 3 0 1 0 6 0a3 3 0 1 0-6 0M3 19a6 6 0 0 1 12 0M15.5 5.3a3 3 0 0 1 0 5.4M17.5 14.2A6 6 0 0 1 21 19',
   charts: 'M4 20h16M7 16v-4M12 16V7M17 16v-6',
+  dashboards: 'M4 4h7v7H4ZM13 4h7v5h-7ZM13 11h7v9h-7ZM4 13h7v7H4Z',
   people: 'M8 8a4 4 0 1 0 8 0a4 4 0 1 0-8 0M4 20a8 8 0 0 1 16 0',
   sql: 'M8 8l-4 4 4 4M16 8l4 4-4 4M13.5 5.5l-3 13',
   settings: 'M4 7h9M17 7h3M13 7a2 2 0 1 0 4 0a2 2 0 1 0-4 0M4 17h3M11 17h9M7 17a2 2 0 1 0 4 0a2 2 0 1 0-4 0',

@@ -1,13 +1,13 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowReactive, watch } from 'vue'
 import { analyze, type AnalysisKind, type AnalysisResponses } from '../api/analysis'
+import type { ChartState } from '../views/Charts/model/chartState'
 import { defaultDefinitions, type Definitions, type RangeDraft } from '../views/Charts/model/definitions'
 import { resolveRange, today } from '../views/Charts/model/dates'
 import { buildRequest } from '../views/Charts/model/requests'
 import { eventsWithNamedProperties, labelsFor, type Names, type ResultLabels } from '../views/Charts/model/resultLabels'
 import { useMetaStore } from './meta'
 import { useProjectStore } from './project'
-import type { SavedReport } from './reports'
 import { useSessionStore } from './session'
 
 /** An answer, with the request it answers (its key), so a changed query is never shown stale as current. */
@@ -75,6 +75,8 @@ export const useChartsStore = defineStore('charts', () => {
     const runKind = kind.value
     const runKey = key.value
     const auth = session.projectAuth
+    // no token yet (a reload, before the project list): the view runs it once the token is there
+    if (!auth.token) return
     // the names of events and properties label the result: wait for them (at once when loaded)
     await meta.load()
     await Promise.all(eventsWithNamedProperties(runKind, defs).map((id) => meta.propertiesOf(id).catch(() => [])))
@@ -124,11 +126,14 @@ export const useChartsStore = defineStore('charts', () => {
     crowd.value = '$ALL'
   }
 
-  /** Opens a saved report: its analysis, definition, range and crowd replace the builder's. */
-  function apply<K extends AnalysisKind>(report: Pick<SavedReport<K>, 'kind' | 'definition' | 'range' | 'crowd'>): void {
-    const copy = JSON.parse(JSON.stringify(report)) as typeof report
+  /** The chart on screen, as an address or a saved report keeps it. */
+  const state = computed<ChartState>(() => ({ kind: kind.value, definition: defs[kind.value], range: { ...range }, crowd: crowd.value }))
+
+  /** Shows a chart (a saved report, an address): its analysis, definition, range and crowd replace the builder's. */
+  function apply(chart: ChartState): void {
+    const copy = JSON.parse(JSON.stringify(chart)) as ChartState
     kind.value = copy.kind
-    ;(defs as Definitions)[copy.kind] = copy.definition
+    ;(defs as Record<AnalysisKind, unknown>)[copy.kind] = copy.definition
     Object.assign(range, copy.range)
     crowd.value = copy.crowd
   }
@@ -145,5 +150,5 @@ export const useChartsStore = defineStore('charts', () => {
     },
   )
 
-  return { kind, defs, range, crowd, results, result, error, status, missing, key, built, upToDate, running, timeZone, run, reset, ensure, apply }
+  return { kind, defs, range, crowd, state, results, result, error, status, missing, key, built, upToDate, running, timeZone, run, reset, ensure, apply }
 })

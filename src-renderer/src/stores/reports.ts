@@ -1,81 +1,153 @@
 import { defineStore } from 'pinia'
-import { computed, ref, watch } from 'vue'
-import type { AnalysisKind } from '../api/analysis'
-import type { Definitions, RangeDraft } from '../views/Charts/model/definitions'
+import { computed, ref, shallowRef } from 'vue'
+import { ApiError } from '../api/http'
+import { createReport, deleteReport, getReport, listReports, updateReport, type ReportRecord } from '../api/reports'
+import { decodeState, encodeState, isKind, requestOf, type ChartState } from '../views/Charts/model/chartState'
+import { useProjectStore } from './project'
 import { useSessionStore } from './session'
 
-/** A saved chart: one analysis's definition with its range and crowd. */
-export interface SavedReport<K extends AnalysisKind = AnalysisKind> {
-  id: string
+type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+
+/** A saved report with the chart it shows (null: saved without the builder's state, e.g. by another tool). */
+export interface SavedReport extends ReportRecord {
+  state: ChartState | null
+}
+
+/** Where versions before reports lived in the project kept them: this browser's storage, per project. */
+export const LOCAL_PREFIX = 'uba-desk.reports.'
+
+interface LocalReport {
   name: string
-  kind: K
-  definition: Definitions[K]
-  range: RangeDraft
-  crowd: string
-  savedAt: number
+  kind: string
+  definition: unknown
+  range: unknown
+  crowd: unknown
 }
 
-const PREFIX = 'uba-desk.reports.'
-
-function newId(): string {
-  return `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+function withState(record: ReportRecord): SavedReport {
+  return { ...record, state: record.kind ? decodeState(record.kind, record.options.builder) : null }
 }
 
-function read(appKey: string): SavedReport[] {
-  try {
-    const raw = localStorage.getItem(PREFIX + appKey)
-    const list = raw ? (JSON.parse(raw) as unknown) : []
-    return Array.isArray(list) ? (list as SavedReport[]) : []
-  } catch {
-    return []
-  }
+function optionsOf(state: ChartState): { builder: unknown } {
+  return { builder: JSON.parse(encodeState(state)) }
 }
 
 /**
- * Saved reports, kept locally (this machine's storage, per project): the API has no report store.
- * Newest first.
+ * The project's saved reports, read and written through the API: every browser and tool of the
+ * project sees the same ones. The list is the API's order (the latest changed first).
  */
 export const useReportStore = defineStore('reports', () => {
   const session = useSessionStore()
-  const reports = ref<SavedReport[]>(read(session.appKey))
-  const storageError = ref<Error | null>(null)
+  const projects = useProjectStore()
 
-  watch(
-    () => session.appKey,
-    (appKey) => {
-      reports.value = read(appKey)
-    },
-  )
+  const owner = ref('')
+  const list = shallowRef<SavedReport[]>([])
+  const state = ref<LoadState>('idle')
+  const error = ref<Error | null>(null)
+  /** How many reports kept in this browser by an earlier version were moved into the project. */
+  const moved = ref(0)
+  let loading: Promise<void> | null = null
 
-  const sorted = computed(() => [...reports.value].sort((a, b) => b.savedAt - a.savedAt))
+  const timeZone = computed(() => projects.overview?.timeZone ?? projects.current?.timeZone)
 
-  function persist(): void {
+  function put(report: SavedReport): void {
+    list.value = [report, ...list.value.filter((r) => r.id !== report.id)]
+  }
+
+  /** Reports an earlier version kept in this browser go into the project once, then leave the browser. */
+  async function moveLocal(appKey: string): Promise<void> {
+    let kept: LocalReport[]
     try {
-      localStorage.setItem(PREFIX + session.appKey, JSON.stringify(reports.value))
-      storageError.value = null
-    } catch (err) {
-      storageError.value = err as Error
+      const raw = localStorage.getItem(LOCAL_PREFIX + appKey)
+      if (!raw) return
+      const parsed = JSON.parse(raw) as unknown
+      kept = Array.isArray(parsed) ? (parsed as LocalReport[]) : []
+    } catch {
+      return
     }
+    const left: LocalReport[] = []
+    for (const old of kept) {
+      const chart = isKind(old.kind) ? decodeState(old.kind, old) : null
+      if (!chart || typeof old.name !== 'string') continue
+      const write = { kind: chart.kind, request: requestOf(chart, timeZone.value) ?? {}, options: optionsOf(chart) }
+      // a name the project already has gets a suffix rather than being lost
+      let done = false
+      for (const name of [old.name, `${old.name} (from this browser)`]) {
+        try {
+          await createReport(session.projectAuth, { ...write, name: name.slice(0, 100) })
+          moved.value++
+          done = true
+          break
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 50101)) break
+        }
+      }
+      if (!done) left.push(old)
+    }
+    if (left.length > 0) localStorage.setItem(LOCAL_PREFIX + appKey, JSON.stringify(left))
+    else localStorage.removeItem(LOCAL_PREFIX + appKey)
   }
 
-  function find(id: string): SavedReport | undefined {
-    return reports.value.find((r) => r.id === id)
+  /** Reads the list of the current project (again after a project switch or with `again`). */
+  function load(again = false): Promise<void> {
+    const auth = session.projectAuth
+    if (!auth.token) return Promise.resolve()
+    if (owner.value !== auth.appKey) {
+      owner.value = auth.appKey
+      list.value = []
+      state.value = 'idle'
+      loading = null
+    }
+    if (loading && !again && state.value !== 'error') return loading
+    state.value = 'loading'
+    const run = (async () => {
+      try {
+        await moveLocal(auth.appKey)
+        const read = (await listReports(auth)).map(withState)
+        if (owner.value !== auth.appKey) return
+        list.value = read
+        state.value = 'ready'
+        error.value = null
+      } catch (err) {
+        if (owner.value !== auth.appKey) return
+        state.value = 'error'
+        error.value = err as Error
+      }
+    })()
+    loading = run
+    return run
   }
 
-  /** Saves a new report, or replaces the one with the same id; answers the saved report. */
-  function save<K extends AnalysisKind>(report: Omit<SavedReport<K>, 'id' | 'savedAt'> & { id?: string }): SavedReport<K> {
-    // a deep copy: the builder keeps editing its own objects
-    const saved = JSON.parse(JSON.stringify({ ...report, id: report.id ?? newId(), savedAt: Date.now() })) as SavedReport<K>
-    const others = reports.value.filter((r) => r.id !== saved.id)
-    reports.value = [saved as SavedReport, ...others]
-    persist()
-    return saved
+  function find(id: number): SavedReport | undefined {
+    return list.value.find((r) => r.id === id)
   }
 
-  function remove(id: string): void {
-    reports.value = reports.value.filter((r) => r.id !== id)
-    persist()
+  /** One report by id (a link to one saved since the list was read): the API's 400 when it is gone. */
+  async function open(id: number): Promise<SavedReport> {
+    const report = withState(await getReport(session.projectAuth, id))
+    put(report)
+    return report
   }
 
-  return { reports: sorted, storageError, find, save, remove }
+  async function create(name: string, chart: ChartState): Promise<SavedReport> {
+    const request = requestOf(chart, timeZone.value) ?? {}
+    const report = withState(await createReport(session.projectAuth, { name, kind: chart.kind, request, options: optionsOf(chart) }))
+    put(report)
+    return report
+  }
+
+  /** Saves the chart into a report of its own analysis (the API refuses another kind). */
+  async function update(id: number, name: string, chart: ChartState): Promise<SavedReport> {
+    const request = requestOf(chart, timeZone.value) ?? {}
+    const report = withState(await updateReport(session.projectAuth, id, { name, kind: chart.kind, request, options: optionsOf(chart) }))
+    put(report)
+    return report
+  }
+
+  async function remove(id: number): Promise<void> {
+    await deleteReport(session.projectAuth, id)
+    list.value = list.value.filter((r) => r.id !== id)
+  }
+
+  return { reports: list, state, error, moved, load, find, open, create, update, remove }
 })
