@@ -88,7 +88,8 @@ describe('saved reports in the project', () => {
     await page.getByTestId('report-name').fill('Checkout funnel by UTM')
     await page.getByTestId('report-name').press('Enter')
     await eventually(async () => (await listed()).find((r) => r.id === funnel.id).request.steps.length === 3)
-    expect(await page.getByText('edited, not saved').count()).toBe(0)
+    // the header follows the saved report once the server has answered
+    await page.getByText('edited, not saved').waitFor({ state: 'detached' })
     expect((await listed()).length).toBe(3)
     expect(c.problems.filter((p) => !p.includes('status of 501'))).toEqual([])
     await page.context().close()
