@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { startApp } from '../src-main/app'
 import { benchAlias } from './alias'
 import { benchAnalysis } from './analysis'
+import { benchCollector } from './collector'
 import { benchExport } from './export'
 import { benchImport } from './import'
 import { benchSample } from './sample'
@@ -37,8 +38,8 @@ async function load(label: string, total: number, concurrency: number, send: () 
   )
 }
 
-/** BENCH_ONLY=import (or analysis, alias, sample, export) runs that section alone, e.g. while tuning it. */
-const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport }
+/** BENCH_ONLY=import (or analysis, alias, sample, export, collector) runs that section alone, e.g. while tuning it. */
+const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport, collector: benchCollector }
 const only = process.env.BENCH_ONLY
 if (only !== undefined) {
   if (!(only in sections)) throw new Error(`BENCH_ONLY is one of ${Object.keys(sections).join(', ')}`)
@@ -80,3 +81,4 @@ await benchAnalysis()
 await benchAlias()
 await benchSample()
 await benchExport()
+await benchCollector()

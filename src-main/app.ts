@@ -7,7 +7,7 @@ import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/
 import { getSetting, platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
-import { clearLitter, settleInterruptedJobs } from './domain/ingest/recover'
+import { clearLitter, settleInterruptedJobs, settleInterruptedUploads } from './domain/ingest/recover'
 import { settleInterruptedRuns } from './domain/cohorts/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
 import { dataLayout } from './paths'
@@ -108,8 +108,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const collectorListener = new CollectorListener(ctx, options.logger)
   try {
     server = await buildServer(ctx, { uiDir: options.uiDir ?? null, extraOrigins: options.extraOrigins, logger: options.logger, collectorListener })
-    // what a crash left: jobs settled from what their data holds, staging and upload files
+    // what a crash left: jobs and uploads settled from what their data holds, staging and upload files
     await settleInterruptedJobs(ctx)
+    await settleInterruptedUploads(ctx)
     await settleInterruptedRuns(ctx)
     clearLitter(ctx)
     resumeUnfinishedProjects(ctx)

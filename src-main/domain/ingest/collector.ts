@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto'
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
 import { originMayUpload } from '../platform/collectorOrigins'
 import { ProjectStatus, StreamState } from '../platform/projects'
 import { recordReported } from '../schema/plan'
 import { normalize } from './importer'
-import { loadNorm, type Rejection } from './load'
+import { loadNorm, type LoadResult, type Rejection } from './load'
 import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
 import { stageRecordTexts } from './stage'
 import type { DecodedUpload } from './uploadDecode'
 import { withWriteLock } from '../writeLock'
+import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { testPause } from '../testPause'
+import { sealedReported, uploadKey } from './jobOutcome'
 
 /**
  * The local collector: what the SDKs upload, routed by each record's `appid`, stored only while
@@ -105,8 +109,14 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
       ctx.warehouse.withConnection(appKey, row.time_zone, async (conn) => {
         await stageRecordTexts(conn, batch.map((r) => r.text))
         const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true })
-        const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false })
+        // what the batch reported is sealed with its rows, so that a crash before the plan knows it
+        // is settled at the next start (recover.ts); forgotten once the plan says the same
+        const key = uploadKey(randomUUID())
+        const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
+        const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit })
+        await testPause('after-commit', `upload ${appKey}`)
         recordReported(ctx.meta, appKey, done.reported)
+        await forgetOutcomes(conn, [key]).catch(() => undefined)
         const found = await batchProblems(conn)
         logBatchProblems(ctx.meta, appKey, found)
         return { ...done, found }

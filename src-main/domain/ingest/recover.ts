@@ -4,7 +4,8 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import { forgetOutcomes, readOutcomes } from '../outcomes'
 import type { ProjectScope } from '../platform/projects'
-import { jobKey, resultOf, type JobOutcome } from './jobOutcome'
+import { recordReported } from '../schema/plan'
+import { jobKey, reportedOf, resultOf, UPLOAD_KEY_PREFIX, type JobOutcome, type SealedReported } from './jobOutcome'
 import { settleImport, succeededFields, update, type JobRow, type Settle } from './jobs'
 import { settleSample } from './sample'
 
@@ -13,6 +14,8 @@ import { settleSample } from './sample'
  * - jobs still queued or running in the metadata are settled from their project's warehouse: a
  *   job whose data committed (its sealed outcome is there) succeeded with the counts it sealed,
  *   and its plan side is done again; any other wrote nothing and failed;
+ * - a collector batch that committed before the plan knew what it reported is recorded in the
+ *   plan from its sealed outcome;
  * - files placed for DuckDB's readers (staging) and uploaded copies, which only a running job or
  *   request uses, are removed; a clean stop removes them too.
  */
@@ -81,6 +84,27 @@ export async function settleInterruptedJobs(ctx: DomainContext): Promise<void> {
     } catch (err) {
       for (const row of jobs) if (['queued', 'running'].includes(stateOf(ctx, row.id))) failed(ctx, row, UNCHECKED)
       ctx.background.run(`settle the jobs of ${appKey} at start-up`, () => Promise.reject(err))
+    }
+  }
+}
+
+/**
+ * Records in the plan what committed collector batches reported (see collector.ts). Every
+ * project's warehouse is looked at: its stream may have been stopped since the batch.
+ */
+export async function settleInterruptedUploads(ctx: DomainContext): Promise<void> {
+  const projects = ctx.meta.prepare('SELECT app_key, time_zone FROM projects WHERE status = 1').all() as { app_key: string; time_zone: string }[]
+  for (const { app_key: appKey, time_zone: timeZone } of projects) {
+    if (!ctx.warehouse.exists(appKey)) continue
+    try {
+      await ctx.warehouse.withConnection(appKey, timeZone, async (conn) => {
+        const uploads = [...(await readOutcomes(conn, null))].filter(([key]) => key.startsWith(UPLOAD_KEY_PREFIX))
+        for (const [, outcome] of uploads) recordReported(ctx.meta, appKey, reportedOf((outcome as { reported: SealedReported }).reported))
+        await forgetOutcomes(conn, uploads.map(([key]) => key))
+      })
+    } catch (err) {
+      // the outcomes stay: the next start settles them
+      ctx.background.run(`settle the uploads of ${appKey} at start-up`, () => Promise.reject(err))
     }
   }
 }
