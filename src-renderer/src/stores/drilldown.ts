@@ -88,6 +88,8 @@ export const useDrilldownStore = defineStore('drilldown', () => {
     try {
       await deleteCohort(owner, id)
       note(owner.appKey, id, false)
+      // the Charts' crowd picker may list it (read while the drill-down was open)
+      if (meta.owner === owner.appKey) meta.dropCrowd(id)
     } catch (err) {
       // already gone: nothing to keep track of; otherwise it stays noted for the next sweep
       if (err instanceof ApiError && err.status === 400) note(owner.appKey, id, false)
