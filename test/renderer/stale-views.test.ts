@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
+import { openView, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
 import { openCharts, pick, ready, tableValues } from './chartsPage'
 
@@ -101,4 +101,31 @@ describe('Charts: the crowds and the drill-down follow what changed', () => {
     expect(c.problems).toEqual([])
     await page.context().close()
   }, 120_000)
+})
+
+describe('People: switching project', () => {
+  it('a new, empty project shows none of the project before’s users, and its address names none', async () => {
+    const x = { xtoken: server.creds.xtoken }
+    expect((await server.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey: 'empty1', name: 'Empty' } })).status).toBe(200)
+    await eventually(async () => (await server.call('GET', '/uba/manage/enterprise/projects/empty1', { headers: x })).body.finish === true, 30_000)
+    const { page, problems } = await openView(browser, server, 'People')
+    const active = page.getByTestId('active-user')
+    await active.first().waitFor()
+    const xwho = ((await active.first().locator('.id').textContent()) ?? '').trim()
+    await active.first().click()
+    await page.getByTestId('profile-xwho').filter({ hasText: xwho }).waitFor()
+
+    await page.getByTestId('sidebar-project').selectOption('empty1')
+    await page.getByText('Open a user by their id').waitFor()
+    await expect.poll(() => page.url()).not.toContain('xwho')
+    expect(await page.getByTestId('profile-error').count()).toBe(0)
+    expect(await active.count()).toBe(0)
+    expect(problems, problems.join('\n')).toEqual([])
+    await page.reload()
+    await page.getByText('Open a user by their id').waitFor()
+    expect(await page.getByTestId('profile-error').count()).toBe(0)
+    expect(await active.count()).toBe(0)
+    expect(problems, problems.join('\n')).toEqual([])
+    await page.context().close()
+  }, 60_000)
 })
