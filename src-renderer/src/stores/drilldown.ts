@@ -3,6 +3,7 @@ import { ref, shallowRef, watch } from 'vue'
 import { ApiError, type ProjectAuth } from '../api/http'
 import { cohortMembers, createCohort, deleteCohort, listCohorts, type CohortMember, type CreatedCohort } from '../api/cohorts'
 import type { Drill, DrillTarget } from '../views/Charts/drilldown/target'
+import { noteMine } from '../views/Cohorts/model/creator'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
 
@@ -205,6 +206,7 @@ export const useDrilldownStore = defineStore('drilldown', () => {
     if (!c || !auth) return
     kept.value = true
     note(auth.appKey, c.id, false)
+    noteMine(auth.appKey, c.id)
     if (meta.owner === auth.appKey) void meta.loadCrowds()
   }
 
