@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowReactive, watch } from 'vue'
 import { analyze, type AnalysisKind, type AnalysisResponses } from '../api/analysis'
+import { ApiError } from '../api/http'
 import type { ChartState } from '../views/Charts/model/chartState'
 import { defaultDefinitions, type Definitions, type RangeDraft } from '../views/Charts/model/definitions'
 import { resolveRange, today } from '../views/Charts/model/dates'
@@ -101,6 +102,10 @@ export const useChartsStore = defineStore('charts', () => {
     } catch (err) {
       if (own.signal.aborted) return
       errors[runKind] = { key: runKey, error: err as Error }
+      // the numbers of an earlier query would look like this one's: they go with the failure
+      delete results[runKind]
+      // a refused crowd is a cohort deleted elsewhere: the picker must stop offering it
+      if (err instanceof ApiError && err.status === 400 && Array.isArray(err.data) && err.data.some((p) => String(p).startsWith('crowds'))) void meta.loadCrowds()
     } finally {
       if (controller === own) {
         controller = null

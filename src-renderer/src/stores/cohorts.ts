@@ -16,6 +16,7 @@ import {
 } from '../api/cohorts'
 import { createFileCohort } from '../api/cohortFiles'
 import { saveFile } from '../desktop'
+import { noteMine } from '../views/Cohorts/model/creator'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'
@@ -123,6 +124,7 @@ export const useCohortStore = defineStore('cohorts', () => {
 
   async function create(input: NewCohort): Promise<CreatedCohort> {
     const created = await createCohort(session.projectAuth, input)
+    noteMine(session.appKey, created.id)
     await load()
     cohortsChanged()
     return created
@@ -130,6 +132,7 @@ export const useCohortStore = defineStore('cohorts', () => {
 
   async function createFromFile(input: { name: string; property: string; file: File }): Promise<FileCohort> {
     const created = await createFileCohort(session.projectAuth, input)
+    noteMine(session.appKey, created.id)
     await load()
     cohortsChanged()
     return created

@@ -3,6 +3,7 @@ import { ref, shallowRef, watch } from 'vue'
 import { ApiError, type ProjectAuth } from '../api/http'
 import { cohortMembers, createCohort, deleteCohort, listCohorts, type CohortMember, type CreatedCohort } from '../api/cohorts'
 import type { Drill, DrillTarget } from '../views/Charts/drilldown/target'
+import { noteMine } from '../views/Cohorts/model/creator'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
 
@@ -88,6 +89,8 @@ export const useDrilldownStore = defineStore('drilldown', () => {
     try {
       await deleteCohort(owner, id)
       note(owner.appKey, id, false)
+      // the Charts' crowd picker may list it (read while the drill-down was open)
+      if (meta.owner === owner.appKey) meta.dropCrowd(id)
     } catch (err) {
       // already gone: nothing to keep track of; otherwise it stays noted for the next sweep
       if (err instanceof ApiError && err.status === 400) note(owner.appKey, id, false)
@@ -203,6 +206,7 @@ export const useDrilldownStore = defineStore('drilldown', () => {
     if (!c || !auth) return
     kept.value = true
     note(auth.appKey, c.id, false)
+    noteMine(auth.appKey, c.id)
     if (meta.owner === auth.appKey) void meta.loadCrowds()
   }
 

@@ -87,6 +87,11 @@ export const useMetaStore = defineStore('meta', () => {
     }
   }
 
+  /** A cohort deleted here: it is no longer offered as a crowd (before the list is read again). */
+  function dropCrowd(id: number): void {
+    crowds.value = crowds.value.filter((c) => c.id !== id)
+  }
+
   /** The properties an event carries (common and its own); `$Anything`: every event property. */
   function propertiesOf(eventId: string): Promise<MetaProperty[]> {
     const known = eventProperties.get(eventId)
@@ -124,5 +129,5 @@ export const useMetaStore = defineStore('meta', () => {
     return own?.name || id
   }
 
-  return { owner, state, error, events, reported, userProperties, eventProperties, crowds, crowdsError, load, loadCrowds, propertiesOf, eventName, userPropertyName, propertyName }
+  return { owner, state, error, events, reported, userProperties, eventProperties, crowds, crowdsError, load, loadCrowds, dropCrowd, propertiesOf, eventName, userPropertyName, propertyName }
 })

@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia'
-import { computed, ref, shallowRef } from 'vue'
+import { computed, ref, shallowRef, watch } from 'vue'
 import { exportSequence, getSequence, getUser, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
 import { runQuery } from '../api/sql'
 import { useSessionStore } from './session'
@@ -205,6 +205,21 @@ export const usePeopleStore = defineStore('people', () => {
       // storage disabled: the list lasts as long as the page
     }
   }
+
+  // another project: its users are not this one's, nor its most active users or last error
+  watch(
+    () => session.appKey,
+    (next, before) => {
+      if (before === undefined || next === before) return
+      close()
+      owner.value = next
+      profileError.value = null
+      sequenceError.value = null
+      filter.value = { from: '', to: '', events: [] }
+      active.value = []
+      recent.value = readRecent(next)
+    },
+  )
 
   return {
     owner, user, profile, profileState, profileError,

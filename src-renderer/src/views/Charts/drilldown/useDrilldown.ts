@@ -1,4 +1,4 @@
-import { computed } from 'vue'
+import { computed, watch } from 'vue'
 import type { EventsRequest, EventsResponse } from '../../../api/analysis'
 import { useChartsStore } from '../../../stores/charts'
 import { useDrilldownStore } from '../../../stores/drilldown'
@@ -34,6 +34,14 @@ export function useChartDrilldown(table: () => TableModel | null) {
     }
     return { request: built.body as EventsRequest, response: result.response as EventsResponse, names }
   })
+
+  // the drill-down is about a point of the event chart: another analysis leaves it behind
+  watch(
+    () => charts.kind,
+    () => {
+      if (drilldown.phase !== 'idle') void drilldown.close()
+    },
+  )
 
   function drill(point: DrillPoint): Drill | null {
     const c = context.value
