@@ -66,7 +66,7 @@ describe('user behaviour sequence export as CSV', () => {
     for (const path of ['/uba/api/cohort/users/u9/sequence/export', '/uba/api/users/sequence/export']) {
       const bad = await post(path, { fromDate: '2024-03-05', toDate: '2024-03-05', format: 'xlsx', ...(path.startsWith('/uba/api/users') ? { xwho: 'u9' } : {}) })
       expect(bad.status).toBe(400)
-      expect((await bad.json()).data).toEqual(['format'])
+      expect(((await bad.json()) as { data: string[] }).data).toEqual(['format'])
     }
   })
 })
