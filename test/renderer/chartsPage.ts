@@ -58,6 +58,11 @@ export function tableHeader(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`[...document.querySelectorAll('[data-testid=result-table] thead th')].map((th) => th.textContent.trim())`)
 }
 
+/** The table's headers as an export writes them (full dates where the screen shortens them). */
+export function exportHeader(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('[data-testid=result-table] thead th')].map((th) => th.getAttribute('data-value'))`)
+}
+
 export const raw = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v))
 
 export function today(timeZone: string): string {

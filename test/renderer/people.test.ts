@@ -214,4 +214,25 @@ describe('People view', () => {
     expect(problems).toEqual([])
     await page.context().close()
   })
+
+  it('exports the timeline as CSV for a spreadsheet: a byte-order mark, a header line, the file the API streams', async () => {
+    const { page, problems } = await openPeople('light', `#/people?xwho=${busiest}`)
+    await eventually(async () => (await page.getByTestId('timeline-row').count()) === 100)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-timeline-csv').click()])
+    expect(download.suggestedFilename()).toBe(`${busiest}-events-${range.fromDate}-to-${range.toDate}.csv`)
+    const file = readFileSync((await download.path())!)
+    expect([...file.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const api = await fetch(`${server.url}/uba/api/users/sequence/export?csvUtfEncoding=0`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ xwho: busiest, ...range, format: 'csv' }),
+    })
+    expect(Buffer.compare(file, Buffer.from(await api.arrayBuffer()))).toBe(0)
+    const lines = file.toString('utf8').trimEnd().split('\r\n')
+    expect(lines[0]).toMatch(/^\uFEFFxwhat,xwhen,/)
+    // the status counts events, not the header line
+    await page.getByTestId('export-status').filter({ hasText: `Exported ${lines.length - 1} events` }).waitFor()
+    expect(problems).toEqual([])
+    await page.context().close()
+  })
 })

@@ -7,6 +7,7 @@ import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { column, type DataType } from '../schema/types'
+import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../streaming'
 import { resolveTags, type TagPick } from '../tags/versions'
 import { cohortByCode, membersTable, type CohortRow } from './store'
@@ -30,6 +31,8 @@ export interface UsersBody {
   pageSize?: unknown
   properties?: unknown
   tags?: unknown
+  /** The export only: json (JSON lines, the default) or csv. */
+  format?: unknown
 }
 
 export interface UsersPage {
@@ -159,11 +162,13 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
 }
 
 /**
- * The export: one JSON user object per line, read in chunks (constant memory). Checks run when
- * the first piece is asked for, so a bad request is still an ordinary JSON error.
+ * The export: one JSON user object per line, or CSV (a header line of the same keys, then one line
+ * per user; `bom` starts it with a byte-order mark), read in chunks (constant memory). Checks run
+ * when the first piece is asked for, so a bad request is still an ordinary JSON error.
  */
-export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope, body: UsersBody, signal: AbortSignal): AsyncGenerator<string> {
-  ignoreUnknown(body as unknown as Record<string, unknown>, ['cohortCode', 'limit', 'properties', 'tags'])
+export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope, body: UsersBody, signal: AbortSignal, bom = false): AsyncGenerator<string> {
+  ignoreUnknown(body as unknown as Record<string, unknown>, ['cohortCode', 'limit', 'properties', 'tags', 'format'])
+  const format = exportFormat(body.format)
   const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
   const limit = body.limit === undefined || body.limit === null ? null : whole(body.limit, 'limit')
   const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
@@ -177,8 +182,17 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
   }
   const p = new SqlParams()
   const sql = selectSql(cohort, columns, tags, p, { limit, offset: 0 })
+  const rows = streamRows(session, sql, p.values, signal)
+  if (format === 'csv') {
+    yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)
+    return
+  }
   async function* shaped() {
-    for await (const rows of streamRows(session, sql, p.values, signal)) yield rows.map((r) => shape(r, columns))
+    for await (const chunk of rows) yield chunk.map((r) => shape(r, columns))
   }
   yield* jsonLines(shaped())
+}
+
+async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
 }

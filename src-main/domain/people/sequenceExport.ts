@@ -7,12 +7,14 @@ import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
+import { csvLines, exportFormat } from '../sql/csv'
+import { stamp } from '../sql/render'
 import { streamRows } from '../streaming'
 import { sequenceFields, sequenceRow, sequenceSql } from './sequenceQuery'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
 import { maskedEventProperties } from './values'
 
-const FIELDS = ['fromDate', 'toDate', 'events', 'useCache']
+const FIELDS = ['fromDate', 'toDate', 'events', 'useCache', 'format']
 
 /**
  * A user's whole behaviour sequence of fromDate..toDate as JSON lines, newest first: per event
@@ -21,6 +23,10 @@ const FIELDS = ['fromDate', 'toDate', 'events', 'useCache']
  * the warehouse a chunk at a time, so memory stays constant. Checks and the user lookup happen
  * before the first line, so their errors are ordinary JSON answers. `useCache` is accepted and has
  * no effect: an export always reads the current data.
+ *
+ * `format: "csv"`: a header line (xwhat, xwhen, then every event property column of the project),
+ * one line per event, xwhen as yyyy-MM-dd HH:mm:ss[.SSS] in the project's time zone as the SQL
+ * export writes it; `bom` starts it with a byte-order mark.
  */
 export async function* exportSequence(
   ctx: DomainContext,
@@ -28,13 +34,16 @@ export async function* exportSequence(
   user: UserKey,
   body: Record<string, unknown>,
   signal: AbortSignal,
+  bom = false,
 ): AsyncGenerator<string> {
   ignoreUnknown(body, FIELDS)
+  const format = exportFormat(body.format)
   if (body.useCache !== undefined && body.useCache !== null && typeof body.useCache !== 'boolean') throw badParam('useCache', 'useCache must be true or false')
   const fields = sequenceFields(body, ctx.meta, scope.appKey, planLookup(ctx.meta, scope.appKey))
   const masked = maskedEventProperties(ctx.meta, scope.appKey)
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let sql: string
+  let properties: string[]
   const p = new SqlParams()
   try {
     const found = await findUser(queryOn(session.conn), user)
@@ -43,12 +52,18 @@ export async function* exportSequence(
       user: new Set((await propertyColumns(session.conn, 'profile_vd')).keys()),
     }
     const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
-    sql = sequenceSql(found.distinctId, fields, columns, p, nowLocal, (xwhen) => `epoch_ms(${xwhen})`)
+    properties = [...columns.event]
+    sql = sequenceSql(found.distinctId, fields, columns, p, nowLocal, format === 'csv' ? stamp : (xwhen) => `epoch_ms(${xwhen})`)
   } catch (err) {
     session.close()
     throw err
   }
-  for await (const rows of streamRows(session, sql, p.values, signal)) {
+  const chunks = streamRows(session, sql, p.values, signal)
+  if (format === 'csv') {
+    yield* csvLines(['xwhat', 'xwhen', ...properties], csvRows(chunks, masked, properties), bom)
+    return
+  }
+  for await (const rows of chunks) {
     if (rows.length === 0) continue
     let text = ''
     for (const r of rows) {
@@ -59,7 +74,16 @@ export async function* exportSequence(
   }
 }
 
+async function* csvRows(chunks: AsyncIterable<Record<string, unknown>[]>, masked: Set<string>, properties: string[]): AsyncGenerator<unknown[][]> {
+  for await (const rows of chunks) {
+    yield rows.map((r) => {
+      const row = sequenceRow(r, masked)
+      return [row.eventId, row.time, ...properties.map((key) => row.properties[key] ?? null)]
+    })
+  }
+}
+
 /** POST /uba/api/users/sequence/export: the user named by exactly one of `distinctId` and `xwho`. */
-export async function* personalSequenceExport(ctx: DomainContext, scope: ProjectScope, body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<string> {
-  yield* exportSequence(ctx, scope, userKeyOf(body), withoutUserKey(body), signal)
+export async function* personalSequenceExport(ctx: DomainContext, scope: ProjectScope, body: Record<string, unknown>, signal: AbortSignal, bom = false): AsyncGenerator<string> {
+  yield* exportSequence(ctx, scope, userKeyOf(body), withoutUserKey(body), signal, bom)
 }

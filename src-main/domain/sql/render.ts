@@ -1,4 +1,5 @@
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api'
+import { csvText } from './csv'
 
 /**
  * Custom SQL results are written as text by DuckDB itself: the checked query is wrapped in a
@@ -34,7 +35,8 @@ const CSV_PLAIN = new Set<number>([
 ])
 const MAX_SAFE = '9007199254740991'
 
-function stamp(c: string): string {
+/** A timestamp's SQL as every export writes it (the session's time zone for TIMESTAMPTZ). */
+export function stamp(c: string): string {
   return `CASE WHEN NOT isfinite(${c}) THEN CAST(${c} AS VARCHAR)
     WHEN date_part('millisecond', ${c}) % 1000 = 0 THEN strftime(${c}, '%Y-%m-%d %H:%M:%S')
     ELSE strftime(${c}, '%Y-%m-%d %H:%M:%S.%g') END`
@@ -76,7 +78,7 @@ export function jsonKeys(columns: OutColumn[]): string[] {
 
 /** The CSV header line's fields. */
 export function csvHeader(columns: OutColumn[]): string {
-  return columns.map(({ name }) => (/[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name)).join(',')
+  return columns.map(({ name }) => csvText(name)).join(',')
 }
 
 /**

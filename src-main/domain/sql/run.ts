@@ -4,6 +4,7 @@ import type { DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 import { sqlLimits, takeSlot, timeLimitReached, tooLargeToSend, type SqlEndpoint, type SqlLimits } from './limits'
+import { BOM, EOL } from './csv'
 import { csvHeader, renderQuery, type OutColumn, type SqlFormat } from './render'
 import { checkSql, checkText, onUserSql, queryScope } from './statement'
 
@@ -14,10 +15,6 @@ export interface SqlRequest {
   /** CSV only: start with a UTF-8 byte order mark, for spreadsheet tools (csvUtfEncoding=0). */
   bom?: boolean
 }
-
-/** RFC 4180 ends CSV records with CRLF. */
-const EOL = '\r\n'
-const BOM = '\uFEFF'
 
 /**
  * POST /uba/api/sql/query: the whole result in one answer, CSV or one JSON array. A result past

@@ -22,6 +22,7 @@ import {
   usersPage,
 } from '../schemas/cohorts'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
+import { sqlQuerystring } from '../schemas/sql'
 import { sendStream } from '../streaming'
 import { unreadable } from '../uploads'
 
@@ -154,17 +155,20 @@ export default async function cohortRoutes(app: FastifyInstance, ctx: DomainCont
     },
   }, async (request) => cohortUsers(ctx, request.project, request.body))
 
-  app.post<{ Body: UsersBody }>('/uba/api/cohort/users/export', {
+  app.post<{ Body: UsersBody; Querystring: { csvUtfEncoding?: number } }>('/uba/api/cohort/users/export', {
     config,
     schema: {
       tags,
       summary: 'Export the users of a cohort',
-      description: `A stream of one JSON user object per line (application/x-ndjson), read from the warehouse in chunks: memory stays constant whatever the size. limit omitted: every user. ${USER_OBJECT} Errors found before the first line (unknown cohortCode, property or tag) are ordinary JSON errors.`,
+      description: `A stream of one JSON user object per line (application/x-ndjson), or with format csv a CSV (text/csv) whose header line holds the same keys, read from the warehouse in chunks: memory stays constant whatever the size. limit omitted: every user. ${USER_OBJECT} Errors found before the first line (unknown cohortCode, property or tag, a format other than json or csv) are ordinary JSON errors.`,
       security: projectSecurity,
+      querystring: sqlQuerystring,
       body: exportBody,
-      response: { ...responses({}, [400, 401, 415, 503]), 200: { description: 'One JSON object per line.', type: 'string' } },
+      response: { ...responses({}, [400, 401, 415, 503]), 200: { description: 'format json: one JSON object per line. format csv: the header line, then one line per user.', type: 'string' } },
     },
   }, async (request, reply) => {
-    await sendStream(request, reply, 'application/x-ndjson; charset=utf-8', (signal) => exportCohortUsers(ctx, request.project, request.body, signal))
+    const csv = request.body.format === 'csv'
+    const type = csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8'
+    await sendStream(request, reply, type, (signal) => exportCohortUsers(ctx, request.project, request.body, signal, request.query.csvUtfEncoding === 0))
   })
 }

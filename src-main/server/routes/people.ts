@@ -17,6 +17,7 @@ import {
   sequenceSchema,
   xwhoParams,
 } from '../schemas/people'
+import { sqlQuerystring } from '../schemas/sql'
 import { sendStream } from '../streaming'
 
 type Body = Record<string, unknown>
@@ -26,6 +27,11 @@ const KNOWN = 'A user is known once any event or profile record of theirs was st
 const RANGE = 'fromDate..toDate are whole days of the project time zone (the ds of event_vd). Newest first; events at the same moment by event id, then the later-loaded first. Every bad field is a 400 naming it (toDate when it is before fromDate).'
 const ONE_OF = 'Exactly one of distinctId and xwho: both or neither is a 400 naming both.'
 const NDJSON = 'application/x-ndjson; charset=utf-8'
+const EXPORT_FORMAT = 'format json (default): JSON lines; format csv: CSV with a header line (add csvUtfEncoding=0 for a byte order mark).'
+
+/** The exports' content type: CSV when asked for, JSON lines otherwise. */
+const typeOf = (request: { body?: unknown }): string => ((request.body as Body | undefined)?.format === 'csv' ? 'text/csv; charset=utf-8' : NDJSON)
+const bomOf = (request: { query?: unknown }): boolean => (request.query as { csvUtfEncoding?: number } | undefined)?.csvUtfEncoding === 0
 
 /** Single user (spec 4.6): a user's detail and behaviour sequence, by xwho or by distinctId. */
 export default async function peopleRoutes(app: FastifyInstance, ctx: DomainContext): Promise<void> {
@@ -62,12 +68,14 @@ export default async function peopleRoutes(app: FastifyInstance, ctx: DomainCont
     schema: {
       ...common,
       summary: 'Export a user behaviour sequence (streamed)',
-      description: `Every event of the range, streamed as JSON lines (read the response as a stream). ${RANGE} ${KNOWN} Errors found before the first line (bad fields, unknown user) are ordinary JSON answers.\n\n${VALUES}`,
+      description: `Every event of the range, streamed (read the response as a stream): ${EXPORT_FORMAT} ${RANGE} ${KNOWN} Errors found before the first line (bad fields, unknown user) are ordinary JSON answers.\n\n${VALUES}`,
       params: xwhoParams,
+      querystring: sqlQuerystring,
       body: exportBody,
       response: responses(exportResponse, [400, 401, 415, 503]),
     },
-  }, async (request, reply) => sendStream(request, reply, NDJSON, (signal) => exportSequence(ctx, request.project, { xwho: request.params.xwho }, body(request), signal)))
+  }, async (request, reply) =>
+    sendStream(request, reply, typeOf(request), (signal) => exportSequence(ctx, request.project, { xwho: request.params.xwho }, body(request), signal, bomOf(request))))
 
   app.post<{ Body: Body }>('/uba/api/users/personal', {
     config,
@@ -96,9 +104,10 @@ export default async function peopleRoutes(app: FastifyInstance, ctx: DomainCont
     schema: {
       ...common,
       summary: 'Export a user behaviour sequence by distinctId or xwho (streamed)',
-      description: `Same stream as the sequence export. ${ONE_OF} ${RANGE} ${KNOWN}\n\n${VALUES}`,
+      description: `Same stream as the sequence export: ${EXPORT_FORMAT} ${ONE_OF} ${RANGE} ${KNOWN}\n\n${VALUES}`,
+      querystring: sqlQuerystring,
       body: personalExportBody,
       response: responses(exportResponse, [400, 401, 415, 503]),
     },
-  }, async (request, reply) => sendStream(request, reply, NDJSON, (signal) => personalSequenceExport(ctx, request.project, body(request), signal)))
+  }, async (request, reply) => sendStream(request, reply, typeOf(request), (signal) => personalSequenceExport(ctx, request.project, body(request), signal, bomOf(request))))
 }

@@ -3,6 +3,7 @@ import { MAX_FILE_BYTES } from '../../domain/cohorts/sheet'
 import { DEFAULT_QUOTA, NAME_MAX, QUOTA_KEY } from '../../domain/cohorts/store'
 import { RULE_LIMITS } from '../../domain/cohorts/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
+import { exportFormatField } from './sql'
 
 /** JSON schemas of cohorts (spec 2.6, 3.3, 4.5, 8). The rule content is checked by the domain, which names exact paths. */
 
@@ -156,6 +157,7 @@ export const exportBody = {
     limit: { type: 'integer', minimum: 1, description: 'The first limit users; omitted: all.' },
     properties: propertiesRule,
     tags: tagsRule,
+    format: exportFormatField,
   },
 } as const
 

@@ -1,4 +1,5 @@
 import { MASKED_VALUE } from '../../domain/people/values'
+import { exportFormatField } from './sql'
 
 /** Request and response schemas of the single-user endpoints (spec 4.6). */
 
@@ -53,8 +54,8 @@ export const detailBody = { type: 'object', additionalProperties: false, propert
 export const personalBody = { type: 'object', additionalProperties: false, properties: { ...userKey, ...detailFields } } as const
 export const sequenceBody = { type: 'object', required: ['fromDate', 'toDate'], additionalProperties: false, properties: { ...sequenceFields, limit } } as const
 export const personalSequenceBody = { ...sequenceBody, properties: { ...userKey, ...sequenceFields, limit } } as const
-export const exportBody = { type: 'object', required: ['fromDate', 'toDate'], additionalProperties: false, properties: sequenceFields } as const
-export const personalExportBody = { ...exportBody, properties: { ...userKey, ...sequenceFields } } as const
+export const exportBody = { type: 'object', required: ['fromDate', 'toDate'], additionalProperties: false, properties: { ...sequenceFields, format: exportFormatField } } as const
+export const personalExportBody = { ...exportBody, properties: { ...userKey, ...sequenceFields, format: exportFormatField } } as const
 
 export const VALUES = `Values: null when empty; datetime properties as yyyy-MM-dd HH:mm:ss (local time of the project); booleans as true/false; numbers as numbers; array<string> as arrays. A property whose plan item has masking 1 shows "${MASKED_VALUE}" instead of its value (null stays null).`
 
@@ -83,6 +84,7 @@ export const sequenceSchema = {
 } as const
 
 export const exportResponse = {
-  description: 'One JSON object per line: {"xwhat": event id, "xwhen": epoch milliseconds, <event property id>: value, ...} with only the properties that have a value; newest first. An empty range gives an empty body.',
-  content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  description:
+    'format json: one JSON object per line: {"xwhat": event id, "xwhen": epoch milliseconds, <event property id>: value, ...} with only the properties that have a value; newest first. An empty range gives an empty body. format csv: a header line xwhat, xwhen, then every event property id of the project; one line per event, newest first, xwhen as yyyy-MM-dd HH:mm:ss (with .SSS when it has milliseconds) in the project time zone; an empty range gives the header line alone.',
+  content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
 } as const

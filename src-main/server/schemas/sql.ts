@@ -30,6 +30,14 @@ export const sqlQuerystring = {
   },
 } as const
 
+/** The format of the cohort member and timeline exports, whose default is JSON lines. */
+export const exportFormatField = {
+  type: 'string',
+  enum: ['json', 'csv'],
+  default: 'json',
+  description: 'json (default): JSON lines, one object per line. csv: a header line, then one line per row, comma separated, CRLF line ends, fields quoted (quotes doubled) when they hold a comma, a quote or a line break (RFC 4180); null is an empty field, a list its JSON text; with csvUtfEncoding=0 it starts with a UTF-8 byte order mark.',
+} as const
+
 export const SQL_RULES = `Rules (spec 4.7):
 - Tables: \`event_vd\` (distinct_id, xwho, xwhat, xwhen, ds as yyyyMMdd integer, one column per event property), \`profile_vd\` (distinct_id, xwho, one column per user property), the project's dimension tables, and its cohort and tag tables (\`cohort_<code>\`, \`tag_<code>\`) when they exist. A table may be written plainly (\`event_vd\`) or with the project's database, which is its appKey (\`<appKey>.event_vd\`); DuckDB's own forms for the same database (\`main.event_vd\`, \`warehouse.event_vd\`, \`warehouse.main.event_vd\`) work too. Any other database or schema: 400 naming \`sql\`, saying a table of another project is included. Any other table (internal ones included): 400 naming \`sql\`.
 - Column ids holding \`$\` are quoted: \`"$os"\`. Identifiers are case-insensitive. DuckDB's SQL dialect.

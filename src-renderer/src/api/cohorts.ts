@@ -1,5 +1,6 @@
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
 import type { Filter } from './schema'
+import type { ExportFormat } from './people'
 
 /** Cohorts (spec 2.6, 3.3, 4.5): rule and file cohorts, their computation and their members. The file upload is in cohortFiles.ts. */
 
@@ -112,7 +113,8 @@ export function cohortMembers(auth: ProjectAuth, query: MembersQuery, options?: 
   return request<MembersPage>(auth, 'POST', '/uba/api/cohort/users', query, options)
 }
 
-/** Every member as JSON lines, streamed. */
-export function exportCohortMembers(auth: ProjectAuth, query: { cohortCode: string; properties: string[] }, options?: RequestOptions): Promise<Response> {
-  return requestStream(auth, 'POST', '/uba/api/cohort/users/export', query, options)
+/** Every member, streamed: JSON lines, or CSV with a byte-order mark (for spreadsheets). */
+export function exportCohortMembers(auth: ProjectAuth, query: { cohortCode: string; properties: string[] }, format: ExportFormat, options?: RequestOptions): Promise<Response> {
+  const path = format === 'csv' ? '/uba/api/cohort/users/export?csvUtfEncoding=0' : '/uba/api/cohort/users/export'
+  return requestStream(auth, 'POST', path, { ...query, format }, options)
 }

@@ -43,7 +43,11 @@ export function getSequence(auth: ProjectAuth, user: UserRef, query: SequenceQue
   return request<Sequence>(auth, 'POST', '/uba/api/users/sequence', { ...user, ...query }, options)
 }
 
-/** POST /uba/api/users/sequence/export: every event of the range as JSON lines, streamed. */
-export function exportSequence(auth: ProjectAuth, user: UserRef, query: Omit<SequenceQuery, 'limit'>, options?: RequestOptions): Promise<Response> {
-  return requestStream(auth, 'POST', '/uba/api/users/sequence/export', { ...user, ...query }, options)
+/** JSON lines (the default), or CSV for spreadsheets: a header line, with a byte-order mark. */
+export type ExportFormat = 'json' | 'csv'
+
+/** POST /uba/api/users/sequence/export: every event of the range, streamed. */
+export function exportSequence(auth: ProjectAuth, user: UserRef, query: Omit<SequenceQuery, 'limit'>, format: ExportFormat, options?: RequestOptions): Promise<Response> {
+  const path = format === 'csv' ? '/uba/api/users/sequence/export?csvUtfEncoding=0' : '/uba/api/users/sequence/export'
+  return requestStream(auth, 'POST', path, { ...user, ...query, format }, options)
 }

@@ -5,9 +5,10 @@ import { ApiError } from '../api/http'
 import type { ChartState } from '../views/Charts/model/chartState'
 import { defaultDefinitions, type Definitions, type RangeDraft } from '../views/Charts/model/definitions'
 import { resolveRange, today } from '../views/Charts/model/dates'
+import { filterText } from '../views/Charts/model/filterText'
 import { buildRequest } from '../views/Charts/model/requests'
 import { eventsWithNamedProperties, labelsFor, type Names, type ResultLabels } from '../views/Charts/model/resultLabels'
-import { useMetaStore } from './meta'
+import { ANY_EVENT, useMetaStore } from './meta'
 import { useProjectStore } from './project'
 import { useSessionStore } from './session'
 
@@ -88,6 +89,7 @@ export const useChartsStore = defineStore('charts', () => {
       range: body.fromDate && body.toDate ? { fromDate: body.fromDate, toDate: body.toDate } : undefined,
       partial: body.toDate !== undefined && body.toDate >= today(timeZone.value),
       crowd: crowd.value === '$ALL' ? 'All users' : (meta.crowds.find((c) => c.code === crowd.value)?.name ?? crowd.value),
+      filters: filterText(defs[runKind].filter, (p) => (p.scope === 'user' ? meta.userPropertyName(p.id) : meta.propertyName(`event.${ANY_EVENT}.${p.id}`))),
     }
     controller?.abort()
     const own = new AbortController()

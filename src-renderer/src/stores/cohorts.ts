@@ -14,6 +14,7 @@ import {
   type MembersQuery,
   type NewCohort,
 } from '../api/cohorts'
+import type { ExportFormat } from '../api/people'
 import { createFileCohort } from '../api/cohortFiles'
 import { saveFile } from '../desktop'
 import { noteMine } from '../views/Cohorts/model/creator'
@@ -26,7 +27,7 @@ type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 /** How often the list is read again while a cohort is being computed. */
 export const POLL_MS = 1200
 
-export type MembersExport = StreamedExport
+export type MembersExport = StreamedExport & { format: ExportFormat }
 
 function columnsKey(appKey: string): string {
   return `uba-desk.cohorts.columns.${appKey}`
@@ -56,7 +57,7 @@ export const useCohortStore = defineStore('cohorts', () => {
   const membersError = ref<Error | null>(null)
   let membersController: AbortController | null = null
 
-  const { download, start: startExport, cancel: cancelExport } = streamedExport()
+  const { download, start: startExport, cancel: cancelExport } = streamedExport<{ format: ExportFormat }>()
 
   function reset(appKey: string): void {
     owner.value = appKey
@@ -192,12 +193,12 @@ export const useCohortStore = defineStore('cohorts', () => {
     }
   }
 
-  /** Downloads every member as JSON lines (a file named after the cohort). */
-  async function exportMembers(cohort: Cohort, properties: string[]): Promise<void> {
+  /** Downloads every member as JSON lines or CSV (a file named after the cohort). */
+  async function exportMembers(cohort: Cohort, properties: string[], format: ExportFormat = 'json'): Promise<void> {
     if (download.value?.state === 'running') return
     const auth = session.projectAuth
-    const file = await startExport({}, (signal) => exportCohortMembers(auth, { cohortCode: cohort.code, properties }, { signal }))
-    if (file) saveFile(file, `${cohort.name}.jsonl`)
+    const file = await startExport({ format }, (signal) => exportCohortMembers(auth, { cohortCode: cohort.code, properties }, format, { signal }))
+    if (file) saveFile(file, `${cohort.name}.${format === 'csv' ? 'csv' : 'jsonl'}`)
   }
 
   function clearMembers(): void {

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef, watch } from 'vue'
-import { exportSequence, getSequence, getUser, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
+import { exportSequence, getSequence, getUser, type ExportFormat, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
 import { runQuery } from '../api/sql'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'
@@ -27,7 +27,7 @@ export interface ActiveUser {
   events: number
 }
 
-export type SequenceExport = StreamedExport
+export type SequenceExport = StreamedExport & { format: ExportFormat }
 
 function sameUser(a: UserRef | null, b: UserRef | null): boolean {
   if (!a || !b) return a === b
@@ -71,7 +71,7 @@ export const usePeopleStore = defineStore('people', () => {
   const complete = computed(() => sequenceState.value === 'ready' && rows.value.length < limit.value)
   const canLoadMore = computed(() => sequenceState.value === 'ready' && !complete.value && limit.value < MAX_LIMIT)
 
-  const { download, start: startExport, cancel: cancelExport } = streamedExport()
+  const { download, start: startExport, cancel: cancelExport } = streamedExport<{ format: ExportFormat }>()
   const recent = ref<string[]>([])
   const active = shallowRef<ActiveUser[]>([])
 
@@ -166,13 +166,13 @@ export const usePeopleStore = defineStore('people', () => {
     void loadSequence()
   }
 
-  /** Streams every event of the filter as JSON lines; resolves to the file, or null when it failed or was cancelled. */
-  async function exportEvents(): Promise<Blob | null> {
+  /** Streams every event of the filter as JSON lines or CSV; resolves to the file, or null when it failed or was cancelled. */
+  async function exportEvents(format: ExportFormat = 'json'): Promise<Blob | null> {
     const who = user.value
     if (!who || download.value?.state === 'running') return null
     const auth = session.projectAuth
     const { from, to, events } = filter.value
-    return startExport({}, (signal) => exportSequence(auth, who, { fromDate: from, toDate: to, ...(events.length ? { events } : {}) }, { signal }))
+    return startExport({ format }, (signal) => exportSequence(auth, who, { fromDate: from, toDate: to, ...(events.length ? { events } : {}) }, format, { signal }))
   }
 
   /**

@@ -1,16 +1,16 @@
 import { BarChart, HeatmapChart, LineChart } from 'echarts/charts'
-import { GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components'
+import { GridComponent, LegendComponent, TitleComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components'
 import { init, use, type ComposeOption, type EChartsType } from 'echarts/core'
 import { LabelLayout } from 'echarts/features'
 import { CanvasRenderer } from 'echarts/renderers'
 import type { BarSeriesOption, HeatmapSeriesOption, LineSeriesOption } from 'echarts/charts'
-import type { GridComponentOption, LegendComponentOption, TooltipComponentOption, VisualMapComponentOption } from 'echarts/components'
+import type { GridComponentOption, LegendComponentOption, TitleComponentOption, TooltipComponentOption, VisualMapComponentOption } from 'echarts/components'
 
-/** Only the charts and components the Charts view draws, to keep the bundle small. */
-use([LineChart, BarChart, HeatmapChart, GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent, LabelLayout, CanvasRenderer])
+/** Only the charts and components the Charts view draws (the title in exported images), to keep the bundle small. */
+use([LineChart, BarChart, HeatmapChart, GridComponent, LegendComponent, TitleComponent, TooltipComponent, VisualMapContinuousComponent, LabelLayout, CanvasRenderer])
 
 export type ChartOption = ComposeOption<
-  LineSeriesOption | BarSeriesOption | HeatmapSeriesOption | GridComponentOption | LegendComponentOption | TooltipComponentOption | VisualMapComponentOption
+  LineSeriesOption | BarSeriesOption | HeatmapSeriesOption | GridComponentOption | LegendComponentOption | TitleComponentOption | TooltipComponentOption | VisualMapComponentOption
 >
 
 export { init, type EChartsType }

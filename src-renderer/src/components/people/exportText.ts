@@ -14,7 +14,9 @@ export function formatBytes(bytes: number): string {
 /** What a timeline export has done so far, in a few words ('' when there is nothing to say). */
 export function sequenceExportStatus(download: SequenceExport | null): string {
   if (!download) return ''
-  const { lines, bytes } = download.progress
+  const { bytes } = download.progress
+  // a CSV's first line is its header
+  const lines = Math.max(0, download.progress.lines - (download.format === 'csv' ? 1 : 0))
   const events = `${numbers.format(lines)} ${lines === 1 ? 'event' : 'events'}`
   if (download.state === 'running') return `Exporting… ${events}, ${formatBytes(bytes)}`
   if (download.state === 'done') return `Exported ${events}`

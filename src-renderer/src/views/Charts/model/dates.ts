@@ -66,6 +66,17 @@ export function periodLabel(start: string, unit: string): string {
   return shortDay(start)
 }
 
+/**
+ * A period as an export writes it, readable without the screen around it: "2026-11-14", or
+ * "2026-11-14 13:00" when it starts within a day; a value that is no date stays as it is.
+ */
+export function fullPeriod(value: string): string {
+  const day = value.slice(0, 10).replaceAll('/', '-')
+  if (!isDay(day)) return value
+  const time = /^[ T](\d{2}:\d{2})/.exec(value.slice(10))?.[1]
+  return time && time !== '00:00' ? `${day} ${time}` : day
+}
+
 /** "Oct 23 – Nov 21, 2026" */
 export function rangeText(fromDate: string, toDate: string): string {
   return fromDate === toDate ? shortDay(fromDate, true) : `${shortDay(fromDate)} – ${shortDay(toDate, true)}`

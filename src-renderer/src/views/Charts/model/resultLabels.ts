@@ -20,6 +20,8 @@ export interface ResultLabels {
   partial?: boolean
   /** Who was counted: "All users" or the cohort's name. */
   crowd?: string
+  /** The applied filter in words ("City is Beijing and Age > 30"); '' for none. */
+  filters?: string
 }
 
 export interface Names {

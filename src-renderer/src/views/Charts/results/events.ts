@@ -2,7 +2,7 @@ import type { EventsResponse } from '../../../api/analysis'
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
 import type { ChartStyle } from '../model/definitions'
-import { periodLabel } from '../model/dates'
+import { fullPeriod, periodLabel } from '../model/dates'
 import type { ResultLabels } from '../model/resultLabels'
 import { axisTooltip, base, categoryAxis, legend, MAX_SERIES, valueAxis, type AxisParam, type Shaped } from './chartBase'
 import { cell, type TableModel } from './table'
@@ -19,7 +19,7 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
       { label: 'Measure' },
       ...(broken ? [{ label: labels.breakdowns[0] ?? r.byFields[0] }] : []),
       { label: 'Whole range', numeric: true },
-      ...periods.map((label) => ({ label, numeric: true })),
+      ...periods.map((label, i) => ({ label, full: fullPeriod(r.series[i]), numeric: true })),
     ],
     rows: [],
   }

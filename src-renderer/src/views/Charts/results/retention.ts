@@ -1,7 +1,7 @@
 import type { RetentionResponse } from '../../../api/analysis'
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
-import { periodLabel } from '../model/dates'
+import { fullPeriod, periodLabel } from '../model/dates'
 import { UNIT_LABELS } from '../model/labels'
 import type { ResultLabels } from '../model/resultLabels'
 import { base, escapeHtml, type Shaped } from './chartBase'
@@ -33,7 +33,8 @@ export function shapeRetention(r: RetentionResponse, labels: ResultLabels, p: Ch
   const table: TableModel = {
     columns: [{ label: broken ? (labels.breakdowns[0] ?? r.byField ?? 'Value') : 'Cohort' }, { label: 'Users', numeric: true }, ...periods.map((label) => ({ label, numeric: true }))],
     rows: r.rows.map((row) => [
-      cell(rowName(row.byValue)),
+      // the raw value, which the CSV holds, is the cohort's full date; the screen shows it short
+      !broken && row.byValue !== '$ALL' ? cell(fullPeriod(row.byValue), rowName(row.byValue)) : cell(rowName(row.byValue)),
       cell(row.totalPeople),
       ...periods.map((_, k) => {
         const count = row.retentionPeoples[k] ?? null

@@ -2,6 +2,8 @@
 
 export interface TableColumn {
   label: string
+  /** The header an export writes when the screen's is shortened (a full date for "Oct 28"). */
+  full?: string
   numeric?: boolean
 }
 
@@ -27,14 +29,23 @@ export function cell(value: string | number | null, text?: string, sub?: string)
   return text === undefined && sub === undefined ? { value } : { value, text, sub }
 }
 
-/** RFC 4180 CSV of the table, raw values (rates as fractions), with a header row. */
+/** The header row an export writes: full dates, not the screen's short ones. */
+export function headerOf(column: TableColumn): string {
+  return column.full ?? column.label
+}
+
+/**
+ * RFC 4180 CSV of the table, raw values (rates as fractions), with a header row. It starts with a
+ * UTF-8 byte-order mark: without one, Excel reads non-ASCII labels (city names, event names) as
+ * Windows-1252.
+ */
 export function toCsv(table: TableModel): string {
   const quote = (v: string | number | null): string => {
     if (v === null) return ''
     const s = String(v)
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
   }
-  const lines = [table.columns.map((c) => quote(c.label)).join(',')]
+  const lines = [table.columns.map((c) => quote(headerOf(c))).join(',')]
   for (const row of table.rows) lines.push(row.map((c) => quote(c.value)).join(','))
-  return `${lines.join('\r\n')}\r\n`
+  return `\uFEFF${lines.join('\r\n')}\r\n`
 }
