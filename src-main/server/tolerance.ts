@@ -60,7 +60,7 @@ export function tolerate(schema: unknown, value: unknown, path: string, ignored:
     const properties = isObject(schema.properties) ? schema.properties : {}
     for (const key of Object.keys(value)) {
       const name = path ? `${path}.${key}` : key
-      if (key in properties) value[key] = tolerate(properties[key], value[key], name, ignored)
+      if (Object.hasOwn(properties, key)) value[key] = tolerate(properties[key], value[key], name, ignored)
       else if (schema.additionalProperties === false) {
         delete value[key]
         ignored.push(name)

@@ -170,6 +170,11 @@ describe('the tolerance of the platform\'s server', () => {
     expect(filteredText.body.rows).toEqual(filtered.body.rows)
   })
 
+  it('ignores unknown fields named like built-in object keys (toString, valueOf) as any other', async () => {
+    const res = await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x(), body: { email: 'builtin@example.com', toString: 1, valueOf: 'x' } })
+    expect(res.status).toBe(200)
+  })
+
   it('adds a member with "role": "6"', async () => {
     await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x(), body: { email: 'member@example.com' } })
     const res = await s.call('POST', '/uba/manage/project/users', { headers: p, body: { users: [{ email: 'member@example.com', role: '6' }] } })
