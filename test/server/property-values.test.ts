@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fixture, importAndWait, newProject } from '../helpers/ingest'
+import { startTestServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let p: { appKey: string; token: string }
+
+const at = Date.parse('2024-01-02T10:00:00Z')
+const rec = (xwho: string, xwhat: string, xcontext: Record<string, unknown>, i: number) => JSON.stringify({ xwho, xwhat, xwhen: at + i * 60_000, xcontext })
+const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: at, xcontext })
+
+/**
+ * Eight events (six views, two pays) and four profiles:
+ *   1 a view  city Beijing   price 10   tags [x, y]  ok true   note s1
+ *   2 a view  city beijing   price 10   tags [x, x]
+ *   3 b view  city Shanghai  price 2.5               ok false
+ *   4 b view  city Beijing   price 10               ok true
+ *   5 c view                 price 20   tags [y]
+ *   6 c pay   city Shanghai  amount 5
+ *   7 d pay   city Shenzhen  amount 5
+ *   8 d view  city Shanghai                                 note s2
+ * profiles: a gender f, email a@x; b gender m; c gender f; d level 1.
+ */
+beforeAll(async () => {
+  s = await startTestServer()
+  p = await newProject(s, 'pv', 'UTC')
+  const lines = [
+    rec('a', 'view', { city: 'Beijing', price: 10, tags: ['x', 'y'], ok: true, note: 's1' }, 1),
+    rec('a', 'view', { city: 'beijing', price: 10, tags: ['x', 'x'] }, 2),
+    rec('b', 'view', { city: 'Shanghai', price: 2.5, ok: false }, 3),
+    rec('b', 'view', { city: 'Beijing', price: 10, ok: true }, 4),
+    rec('c', 'view', { price: 20, tags: ['y'] }, 5),
+    rec('c', 'pay', { city: 'Shanghai', amount: 5 }, 6),
+    rec('d', 'pay', { city: 'Shenzhen', amount: 5 }, 7),
+    rec('d', 'view', { city: 'Shanghai', note: 's2' }, 8),
+    profile('a', { gender: 'f', email: 'a@x' }),
+    profile('b', { gender: 'm' }),
+    profile('c', { gender: 'f' }),
+    profile('d', { level: 1 }),
+  ]
+  const job = await importAndWait(s, p, { path: fixture('pv.jsonl', lines.join('\n')) })
+  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  const virtual = await s.call('POST', '/uba/api/meta/event/virtual', {
+    headers: p,
+    body: { id: 'money', events: [{ expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'GTE', params: [10] }], relation: 'AND' } }, { expression: 'event.pay' }] },
+  })
+  if (virtual.status !== 200) throw new Error(JSON.stringify(virtual.body))
+})
+afterAll(() => s.stop())
+
+const values = (query: Record<string, string | number>) => s.call('GET', `/uba/api/meta/propertyValues?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`, { headers: p })
+const whole = { sampled: false, fraction: 1, masked: false }
+
+describe('GET /uba/api/meta/propertyValues', () => {
+  it("counts an event's values in its events, most frequent first, ties by value (binary order)", async () => {
+    const res = await values({ expression: 'event.view.city' })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      expression: 'event.view.city', dataType: 'string', ...whole,
+      values: [{ value: 'Beijing', count: 2 }, { value: 'Shanghai', count: 2 }, { value: 'beijing', count: 1 }],
+      more: false, rows: 6, nulls: 1,
+    })
+  })
+
+  it('counts every event for $Anything, and a virtual event over its members with their filters', async () => {
+    const any = await values({ expression: 'event.$Anything.city' })
+    expect(any.body.values).toEqual([{ value: 'Shanghai', count: 3 }, { value: 'Beijing', count: 2 }, { value: 'Shenzhen', count: 1 }, { value: 'beijing', count: 1 }])
+    expect(any.body).toMatchObject({ rows: 8, nulls: 1 })
+    // money: views with price >= 10 (events 1, 2, 4, 5) and both pays (6, 7)
+    const money = await values({ expression: 'event.money.city' })
+    expect(money.body.values).toEqual([{ value: 'Beijing', count: 2 }, { value: 'Shanghai', count: 1 }, { value: 'Shenzhen', count: 1 }, { value: 'beijing', count: 1 }])
+    expect(money.body).toMatchObject({ rows: 6, nulls: 1 })
+  })
+
+  it('searches a substring in any letter case, and cuts at limit saying more match', async () => {
+    expect((await values({ expression: 'event.$Anything.city', search: 'BEI' })).body.values).toEqual([{ value: 'Beijing', count: 2 }, { value: 'beijing', count: 1 }])
+    expect((await values({ expression: 'event.$Anything.city', search: 'sh' })).body.values).toEqual([{ value: 'Shanghai', count: 3 }, { value: 'Shenzhen', count: 1 }])
+    expect((await values({ expression: 'event.$Anything.city', search: 'nowhere' })).body).toMatchObject({ values: [], more: false, rows: 8, nulls: 1 })
+    const cut = await values({ expression: 'event.$Anything.city', limit: 2 })
+    expect(cut.body).toMatchObject({ values: [{ value: 'Shanghai', count: 3 }, { value: 'Beijing', count: 2 }], more: true })
+  })
+
+  it('gives numbers as numbers (searched as written) and booleans as booleans', async () => {
+    const price = await values({ expression: 'event.view.price' })
+    expect(price.body).toMatchObject({ dataType: 'number', values: [{ value: 10, count: 3 }, { value: 2.5, count: 1 }, { value: 20, count: 1 }], rows: 6, nulls: 1 })
+    expect((await values({ expression: 'event.view.price', search: '2' })).body.values).toEqual([{ value: 2.5, count: 1 }, { value: 20, count: 1 }])
+    // "10" is written without ".0": a search for 0 finds 10 and 20 only
+    expect((await values({ expression: 'event.view.price', search: '0' })).body.values).toEqual([{ value: 10, count: 3 }, { value: 20, count: 1 }])
+    const ok = await values({ expression: 'event.view.ok' })
+    expect(ok.body).toMatchObject({ dataType: 'boolean', values: [{ value: true, count: 2 }, { value: false, count: 1 }], nulls: 3 })
+  })
+
+  it('counts a list element once per event holding it; a missing list is a null', async () => {
+    const res = await values({ expression: 'event.view.tags' })
+    expect(res.body).toMatchObject({ dataType: 'array<string>', values: [{ value: 'x', count: 2 }, { value: 'y', count: 2 }], rows: 6, nulls: 3 })
+  })
+
+  it('counts user properties in users with a profile', async () => {
+    const res = await values({ expression: 'user.gender' })
+    expect(res.body).toEqual({ expression: 'user.gender', dataType: 'string', ...whole, values: [{ value: 'f', count: 2 }, { value: 'm', count: 1 }], more: false, rows: 4, nulls: 1 })
+  })
+
+  it('shows no values of a masked property, of events or users', async () => {
+    expect((await values({ expression: 'event.view.note' })).body.values).toEqual([{ value: 's1', count: 1 }, { value: 's2', count: 1 }])
+    expect((await s.call('PUT', '/uba/api/schema/eventProperties?eventId=view&propertyId=note', { headers: p, body: { masking: 1 } })).status).toBe(200)
+    expect((await s.call('PUT', '/uba/api/schema/userProperties?id=email', { headers: p, body: { masking: 1 } })).status).toBe(200)
+    for (const expression of ['event.view.note', 'event.$Anything.note', 'user.email']) {
+      const res = await values({ expression, search: 's' })
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ masked: true, values: [], more: false, rows: 0, nulls: 0, fraction: 0 })
+      expect(JSON.stringify(res.body)).not.toMatch(/s1|s2|a@x/)
+    }
+  })
+
+  it('refuses unknown events, properties and bad limits with a 400 naming the parameter', async () => {
+    const cases: [Record<string, string | number>, string][] = [
+      [{ expression: 'event.nosuch.city' }, 'expression'],
+      [{ expression: 'event.view.nosuch' }, 'expression'],
+      [{ expression: 'user.nosuch' }, 'expression'],
+      [{ expression: 'city' }, 'expression'],
+      [{ search: 'x' }, 'expression'],
+      [{ expression: 'event.view.city', limit: 0 }, 'limit'],
+      [{ expression: 'event.view.city', limit: 201 }, 'limit'],
+      [{ expression: 'event.view.city', limit: 'many' }, 'limit'],
+    ]
+    for (const [query, param] of cases) {
+      const res = await values(query)
+      expect(res.status, JSON.stringify(query)).toBe(400)
+      expect(res.body).toMatchObject({ code: 400, data: [param] })
+    }
+  })
+
+  it('is described in /openapi.json', async () => {
+    const doc = (await s.call('GET', '/openapi.json')).body
+    const op = doc.paths['/uba/api/meta/propertyValues'].get
+    expect(op.parameters.map((x: any) => x.name)).toEqual(['expression', 'search', 'limit'])
+    expect(Object.keys(op.responses)).toEqual(['200', '400', '401', '503'])
+  })
+})
