@@ -48,7 +48,7 @@ beforeAll(async () => {
 })
 afterAll(() => s.stop())
 
-const values = (query: Record<string, string | number>) => s.call('GET', `/uba/api/meta/propertyValues?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`, { headers: p })
+const values = (query: Record<string, string | number>) => s.call('GET', `/uba/api/meta/propertyValues?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { headers: p })
 const whole = { sampled: false, fraction: 1, masked: false }
 
 describe('GET /uba/api/meta/propertyValues', () => {
