@@ -21,7 +21,7 @@ const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.string
  *   6 c pay   city Shanghai  amount 5
  *   7 d pay   city Shenzhen  amount 5
  *   8 d view  city Shanghai                                 note s2
- * profiles: a gender f, email a@x; b gender m; c gender f; d level 1.
+ * profiles: a gender f, email a@x, seen 2024-01-02 10:00; b gender m, seen the same; c gender f, seen 2024-01-03 08:30; d level 1.
  */
 beforeAll(async () => {
   s = await startTestServer()
@@ -35,9 +35,9 @@ beforeAll(async () => {
     rec('c', 'pay', { city: 'Shanghai', amount: 5 }, 6),
     rec('d', 'pay', { city: 'Shenzhen', amount: 5 }, 7),
     rec('d', 'view', { city: 'Shanghai', note: 's2' }, 8),
-    profile('a', { gender: 'f', email: 'a@x' }),
-    profile('b', { gender: 'm' }),
-    profile('c', { gender: 'f' }),
+    profile('a', { gender: 'f', email: 'a@x', seen: '2024-01-02 10:00:00' }),
+    profile('b', { gender: 'm', seen: '2024-01-02 10:00:00' }),
+    profile('c', { gender: 'f', seen: '2024-01-03 08:30:00' }),
     profile('d', { level: 1 }),
   ]
   const job = await importAndWait(s, p, { path: fixture('pv.jsonl', lines.join('\n')) })
@@ -100,6 +100,12 @@ describe('GET /uba/api/meta/propertyValues', () => {
   it('counts user properties in users with a profile', async () => {
     const res = await values({ expression: 'user.gender' })
     expect(res.body).toEqual({ expression: 'user.gender', dataType: 'string', ...whole, values: [{ value: 'f', count: 2 }, { value: 'm', count: 1 }], more: false, rows: 4, nulls: 1 })
+  })
+
+  it('gives datetimes as the project shows them, searched in that form', async () => {
+    const res = await values({ expression: 'user.seen' })
+    expect(res.body).toMatchObject({ dataType: 'datetime', values: [{ value: '2024-01-02 10:00:00', count: 2 }, { value: '2024-01-03 08:30:00', count: 1 }], rows: 4, nulls: 1 })
+    expect((await values({ expression: 'user.seen', search: '01-03 08' })).body.values).toEqual([{ value: '2024-01-03 08:30:00', count: 1 }])
   })
 
   it('shows no values of a masked property, of events or users', async () => {
