@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainContext } from '../../domain/context'
+import { LIMIT_MAX, propertyValues, SAMPLE_ROWS, type PropertyValuesQuery } from '../../domain/analysis/propertyValues'
 import { VIRTUAL_EVENT_ID_RULE } from '../../domain/schema/naming'
 import { metaEventProperties, metaEvents, metaUserProperties } from '../../domain/schema/planListings'
 import { createVirtualEvent, updateVirtualEvent, type VirtualEventInput } from '../../domain/schema/virtualEvents'
@@ -73,6 +74,40 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
       }, [400, 401]),
     },
   }, async (request) => metaEventProperties(ctx.meta, request.project.appKey, request.query.eventId))
+
+  const valueSchema = { type: ['string', 'number', 'boolean'] } as const
+  app.get<{ Querystring: PropertyValuesQuery }>('/uba/api/meta/propertyValues', {
+    config,
+    schema: {
+      tags, security: projectSecurity,
+      summary: "A property's most frequent values, for filters to pick from",
+      description: `UBA Desk addition. expression is a property as filters name it: event.<eventId>.<propertyId> (counted in events of that event; a virtual event: of its members, with their filters; $Anything: of every event) or user.<propertyId> (counted in users with a profile). An unknown event or property is a 400 naming expression. values: the most frequent values, count down then value up (text, numbers and booleans in their order), at most limit (1-${LIMIT_MAX}, default 50; else a 400 naming limit); more says further values match. search keeps the values whose text contains it, in any letter case (numbers as written, datetimes as yyyy-MM-dd HH:mm:ss). A list property (array<string>) counts each element once per event or user holding it. rows: the events or users read, nulls: of them without a value (or with an empty list); a missing value is never among values. A table of more than ${SAMPLE_ROWS.toLocaleString('en')} rows is read in a sample of about that many rows (system sampling of its blocks, which differs a little between requests): sampled true and fraction the share read, so count / fraction estimates the whole; a scope with fewer than 1,000 rows in the sample is read again in a ten times larger sample, up to the whole table. A masked property (plan masking 1) shows no values: masked true, values [], rows 0, fraction 0. Dimension-table columns are not offered: filters do not take them.`,
+      querystring: {
+        type: 'object',
+        required: ['expression'],
+        properties: {
+          expression: { type: 'string', minLength: 1, maxLength: 300, description: 'event.<eventId>.<propertyId> or user.<propertyId>.' },
+          search: { type: 'string', maxLength: 200, description: 'Keep values whose text contains this, in any letter case.' },
+          limit: { type: 'integer', description: `At most this many values (1-${LIMIT_MAX}, default 50).` },
+        },
+      },
+      response: responses({
+        type: 'object',
+        required: ['expression', 'dataType', 'masked', 'values', 'more', 'rows', 'nulls', 'sampled', 'fraction'],
+        properties: {
+          expression: { type: 'string', description: 'The expression with property ids in lower case.' },
+          dataType: dataTypeSchema,
+          masked: { type: 'boolean' },
+          values: { type: 'array', items: { type: 'object', required: ['value', 'count'], properties: { value: valueSchema, count: { type: 'integer' } } } },
+          more: { type: 'boolean' },
+          rows: { type: 'integer' },
+          nulls: { type: 'integer' },
+          sampled: { type: 'boolean' },
+          fraction: { type: 'number' },
+        },
+      }, [400, 401, 503]),
+    },
+  }, async (request) => propertyValues(ctx, request.project, request.query))
 
   const virtualBody = (create: boolean) => ({
     type: 'object',

@@ -135,5 +135,22 @@ export const listMetaEventProperties = (auth: ProjectAuth, eventId: string) =>
   request<MetaProperty[]>(auth, 'GET', `/uba/api/meta/eventProperties?eventId=${q(eventId)}`)
 export const listMetaUserProperties = (auth: ProjectAuth) => request<(MetaProperty & { visible: Flag })[]>(auth, 'GET', '/uba/api/meta/userProperties')
 
+/** GET /uba/api/meta/propertyValues: a property's most frequent values (UBA Desk addition). */
+export interface PropertyValues {
+  expression: string
+  dataType: DataType
+  masked: boolean
+  values: { value: string | number | boolean; count: number }[]
+  more: boolean
+  rows: number
+  nulls: number
+  sampled: boolean
+  /** Share of the table read: count / fraction estimates the whole. */
+  fraction: number
+}
+
+export const getPropertyValues = (auth: ProjectAuth, expression: string, search: string, options: { limit?: number; signal?: AbortSignal } = {}) =>
+  request<PropertyValues>(auth, 'GET', `/uba/api/meta/propertyValues?expression=${q(expression)}&search=${q(search)}&limit=${options.limit ?? 50}`, undefined, { signal: options.signal })
+
 export const createVirtualEvent = (auth: ProjectAuth, input: VirtualEventInput) => request<Ok>(auth, 'POST', '/uba/api/meta/event/virtual', input)
 export const updateVirtualEvent = (auth: ProjectAuth, input: VirtualEventInput) => request<Ok>(auth, 'PUT', '/uba/api/meta/event/virtual', input)

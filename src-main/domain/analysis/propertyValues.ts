@@ -1,0 +1,163 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext } from '../context'
+import { badParam } from '../errors'
+import { needsProfile, type Columns } from './filterSql'
+import { currentTime } from './clock'
+import { eventSql, resolveEvent } from './eventRefs'
+import { SqlParams } from './sqlParams'
+import { parsePropertyExpression, type PropertyRef } from '../expr/filters'
+import type { ProjectScope } from '../platform/projects'
+import { maskedEventProperties, maskedUserProperties, shownValue } from '../people/values'
+import { propertyColumns } from '../schema/columns'
+import { planLookup } from '../schema/lookup'
+import { column, DUCK_TYPES, type DataType } from '../schema/types'
+
+/**
+ * The most frequent values of a property, for the filter and cohort-rule editors to offer: an
+ * event property (of one event, a virtual event's members, or `$Anything`) counted in events, a
+ * user property counted in users. A large table is read in a sample of its blocks (DuckDB's system
+ * sampling skips the rest), so the answer stays quick on any project; a scope too rare to show in
+ * the sample is read again in a ten times larger one, up to the whole table.
+ */
+
+/** About this many rows of the table are read first. */
+export const SAMPLE_ROWS = 100_000
+/** Fewer rows of the scope than this in a sample: read a larger one. */
+const ENOUGH_ROWS = 1_000
+export const LIMIT_MAX = 200
+
+export interface PropertyValuesQuery {
+  expression: string
+  search?: string
+  limit?: number
+}
+
+export interface PropertyValues {
+  expression: string
+  dataType: DataType
+  masked: boolean
+  values: { value: string | number | boolean; count: number }[]
+  /** More values match than are listed. */
+  more: boolean
+  /** Rows of the scope read: events (event property) or users (user property). */
+  rows: number
+  /** Of them, rows without a value. */
+  nulls: number
+  sampled: boolean
+  /** Share of the table read (1: all of it; 0: nothing, a masked property). */
+  fraction: number
+}
+
+/** The SQL text of a value as searched: the text a user sees of it. */
+function textSql(type: DataType): string {
+  if (type === 'number') return "CASE WHEN v = trunc(v) AND abs(v) < 1e15 THEN CAST(CAST(v AS BIGINT) AS VARCHAR) ELSE CAST(v AS VARCHAR) END"
+  if (type === 'datetime') return "strftime(v, '%Y-%m-%d %H:%M:%S')"
+  return 'CAST(v AS VARCHAR)'
+}
+
+interface Source {
+  table: 'event_vd' | 'profile_vd'
+  /** The property as SQL over the row `e` (events) or `u` (profiles). */
+  value: string
+  /** Rows of the scope, as SQL (bound values in `params`). */
+  where: string
+  join: string
+}
+
+function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dataType: DataType, columns: Columns, p: SqlParams): Source {
+  if (ref.kind === 'user') {
+    const base = ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id'
+    const value = base || columns.user.has(ref.propertyId) ? `e.${base ? ref.propertyId : column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
+    return { table: 'profile_vd', value, where: 'true', join: '' }
+  }
+  const lookup = planLookup(ctx.meta, scope.appKey)
+  const event = resolveEvent(ctx.meta, scope.appKey, `event.${ref.eventId}`, 'expression', lookup)
+  const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
+  const where = eventSql(event, columns, p, nowLocal)
+  const profile = event.members.some((m) => needsProfile(m.filter))
+  const value = columns.event.has(ref.propertyId) ? `e.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
+  return { table: 'event_vd', value, where, join: profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : '' }
+}
+
+/**
+ * One pass over the rows read: the scope's row count (before a list is unnested), then each value
+ * (a list gives each distinct element once per row; a missing or empty list one NULL), the NULL
+ * group first, then the top values matching the search: count down, value up.
+ */
+function valuesSql(src: Source, dataType: DataType, percent: number, search: string | undefined, limit: number, p: SqlParams): string {
+  const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(6)}% (system)` : ''
+  const list = dataType === 'array<string>'
+  const v = list ? `unnest(CASE WHEN len(list_distinct(x)) > 0 THEN list_distinct(x) ELSE [NULL]::VARCHAR[] END)` : 'x'
+  const match = search ? ` AND strpos(lower(${textSql(dataType)}), lower(${p.add(search)})) > 0` : ''
+  return `
+    WITH scoped AS (SELECT ${src.value} AS x, count(*) OVER () AS total FROM ${src.table} AS e${sample} ${src.join} WHERE ${src.where}),
+         spread AS (SELECT ${v} AS v, total FROM scoped),
+         grouped AS (SELECT v, count(*) AS n, any_value(total) AS total FROM spread GROUP BY v)
+    SELECT v, n, total FROM grouped
+    WHERE v IS NULL OR (true${match})
+    ORDER BY v IS NOT NULL, n DESC, v
+    LIMIT ${limit + 2}`
+}
+
+function plain(value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value
+}
+
+async function read(conn: DuckDBConnection, sql: string, p: SqlParams): Promise<{ v: unknown; n: number; total: number }[]> {
+  const reader = await conn.runAndReadAll(sql, p.values as never)
+  return reader.getRowObjectsJS().map((r) => ({ v: plain(r.v), n: Number(plain(r.n)), total: Number(plain(r.total)) }))
+}
+
+function checkQuery(query: PropertyValuesQuery): { search?: string; limit: number } {
+  const limit = query.limit ?? 50
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIMIT_MAX) throw badParam('limit', `limit must be a whole number from 1 to ${LIMIT_MAX}`)
+  const search = query.search?.trim() || undefined
+  return { search, limit }
+}
+
+/** GET /uba/api/meta/propertyValues: see the route's description. */
+export async function propertyValues(ctx: DomainContext, scope: ProjectScope, query: PropertyValuesQuery): Promise<PropertyValues> {
+  const { search, limit } = checkQuery(query)
+  const ref = parsePropertyExpression(query.expression)
+  if (!ref) throw badParam('expression', 'expression must be event.<eventId>.<propertyId> or user.<propertyId>')
+  const dataType = planLookup(ctx.meta, scope.appKey)(ref)
+  if (!dataType) throw badParam('expression', `expression: ${query.expression} is not a known property`)
+  const expression = ref.kind === 'event' ? `event.${ref.eventId}.${ref.propertyId}` : `user.${ref.propertyId}`
+  const masked = (ref.kind === 'user' ? maskedUserProperties(ctx.meta, scope.appKey) : maskedEventProperties(ctx.meta, scope.appKey)).has(ref.propertyId)
+  const answer: PropertyValues = { expression, dataType, masked, values: [], more: false, rows: 0, nulls: 0, sampled: false, fraction: 0 }
+  if (masked) {
+    // an unknown event still answers 400, masked or not
+    if (ref.kind === 'event') resolveEvent(ctx.meta, scope.appKey, `event.${ref.eventId}`, 'expression', planLookup(ctx.meta, scope.appKey))
+    return answer
+  }
+
+  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+    const columns: Columns = {
+      event: new Set((await propertyColumns(conn, 'event_vd')).keys()),
+      user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
+    }
+    const table = ref.kind === 'user' ? 'profile_vd' : 'event_vd'
+    const size = Number(plain((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]))
+    let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
+    for (;;) {
+      const p = new SqlParams()
+      const src = sourceOf(ctx, scope, ref, dataType, columns, p)
+      const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p), p)
+      const total = rows[0]?.total ?? 0
+      if (total < ENOUGH_ROWS && fraction < 1) {
+        fraction = Math.min(1, fraction * 10)
+        continue
+      }
+      const present = rows.filter((r) => r.v !== null && r.v !== undefined)
+      return {
+        ...answer,
+        values: present.slice(0, limit).map((r) => ({ value: shownValue(r.v, false) as string | number | boolean, count: r.n })),
+        more: present.length > limit,
+        rows: total,
+        nulls: rows.find((r) => r.v === null || r.v === undefined)?.n ?? 0,
+        sampled: fraction < 1,
+        fraction,
+      }
+    }
+  })
+}

@@ -1,0 +1,99 @@
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import { eventually, type TestServer } from '../helpers/server'
+import { answerOf, openCharts, pick, raw, ready, tableValues } from './chartsPage'
+
+let server: TestServer
+let browser: Browser
+let stop: () => Promise<void>
+
+beforeAll(async () => {
+  ;({ server, browser, stop } = await startBrowserTest())
+  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 30 } })
+  expect(started.status).toBe(200)
+  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
+}, 90_000)
+
+afterAll(() => stop?.())
+
+const valuesOf = async (expression: string, search = '') =>
+  (await server.call('GET', `/uba/api/meta/propertyValues?expression=${encodeURIComponent(expression)}&search=${encodeURIComponent(search)}`, { headers: server.project })).body
+const en = new Intl.NumberFormat('en')
+
+describe('values to pick from', () => {
+  it('a chart filter is filled from the suggested values (with their counts, searched, two picked, typing kept) and the chart runs with it', async () => {
+    const c = await openCharts(browser, server, 'light')
+    const { page } = c
+    await ready(page)
+    await pick(page, 'measure-0-event', 'pay', 'Pay')
+    await ready(page)
+
+    const filter = page.getByTestId('global-filter')
+    await filter.getByRole('button', { name: '+ Filter' }).click()
+    const popover = filter.locator('.popover')
+    await popover.getByRole('combobox').fill('platform')
+    // an event property and a user property are both named Platform: each says which it is
+    const names = await popover.getByRole('option').locator('.label').allTextContents()
+    expect(names).toContain('Platform · event')
+    expect(names).toContain('Platform · user')
+    await popover.getByRole('option').filter({ has: page.locator('.label', { hasText: /^Platform · event$/ }) }).click()
+    expect(await filter.getByRole('button', { name: /Filter 1 property/ }).textContent()).toContain('Platform · event')
+
+    // the values, most frequent first, with the counts the API gives
+    const api = await valuesOf('event.$Anything.$platform')
+    expect(api.values.length).toBe(3)
+    const value = filter.getByRole('textbox', { name: 'Filter 1 value' })
+    await value.click()
+    const list = filter.getByRole('listbox', { name: 'Values of event.$Anything.$platform' })
+    await list.waitFor()
+    await expect.poll(() => list.getByRole('option').allTextContents()).toEqual(api.values.map((v: any) => `${v.value}${en.format(v.count)}`))
+    await page.screenshot({ path: join(RESULTS, 'filter-suggestions.png') })
+
+    // typed text narrows the list (any letter case); a click picks, and a second value may follow
+    await value.pressSequentially('AN')
+    await expect.poll(() => list.getByRole('option').allTextContents()).toEqual([`Android${en.format(api.values.find((v: any) => v.value === 'Android').count)}`])
+    await list.getByRole('option', { name: /Android/ }).click()
+    await expect.poll(() => list.getByRole('option').count()).toBe(3)
+    const second = api.values.find((v: any) => v.value !== 'Android').value
+    // the keyboard picks too: arrows down to it, Enter
+    for (let i = 0; i <= api.values.findIndex((v: any) => v.value === second); i++) await value.press('ArrowDown')
+    await value.press('Enter')
+    await expect.poll(() => list.locator('[aria-selected=true]').count()).toBe(2)
+    // a value of one's own can still be typed
+    await value.fill('Linux')
+    await value.press('Enter')
+    await filter.getByRole('button', { name: 'Remove Linux' }).click()
+
+    await expect.poll(() => JSON.parse(c.requests.at(-1)?.postData() ?? '{}').filter?.conditions?.[0]?.params).toEqual(['Android', second])
+    await ready(page)
+    const { body, api: answer } = await answerOf(server, c, '/uba/api/events/analyze')
+    expect(body.filter).toEqual({ relation: 'AND', conditions: [{ expression: 'event.$Anything.$platform', function: 'EQ', params: ['Android', second] }] })
+    const expected = answer.rows.map((row: any) => [raw(row.sum[0]), ...row.values[0].map(raw)])
+    expect((await tableValues(page)).map((cells) => cells.slice(-expected[0].length))).toEqual(expected)
+    expect(c.problems).toEqual([])
+    await page.context().close()
+  })
+
+  it('a cohort rule on a user property offers its values with counts in users', async () => {
+    const { page, problems } = await openView(browser, server, 'Cohorts', { hash: '#/cohorts', heading: 'Cohorts', allow400: true })
+    await page.getByTestId('cohort-new').click()
+    await page.getByRole('heading', { name: 'New cohort', level: 1 }).waitFor()
+    const trigger = page.getByTestId('rule-0-0-property')
+    if ((await trigger.getAttribute('aria-expanded')) !== 'true') await trigger.click()
+    const popover = trigger.locator('xpath=..').locator('.popover')
+    await popover.getByRole('combobox').fill('gender')
+    await popover.getByRole('option').filter({ has: page.locator('.label', { hasText: /^Gender$/ }) }).click()
+    await page.getByTestId('rule-0-0-operator').selectOption('EQ')
+    const api = await valuesOf('user.gender')
+    const value = page.getByTestId('rule-0-0').getByRole('textbox', { name: 'Group 1 rule 1 value' })
+    await value.click()
+    const list = page.getByTestId('rule-0-0').getByRole('listbox')
+    await expect.poll(() => list.getByRole('option').allTextContents()).toEqual(api.values.map((v: any) => `${v.value}${en.format(v.count)}`))
+    await list.getByRole('option', { name: new RegExp(`^${api.values[0].value}`) }).click()
+    await page.getByTestId('rule-0-0').getByRole('button', { name: `Remove ${api.values[0].value}` }).waitFor()
+    expect(problems).toEqual([])
+    await page.context().close()
+  })
+})
