@@ -188,6 +188,17 @@ describe('retention from the first-ever initial event (firstTime)', () => {
   })
 })
 
+describe('retention options documented', () => {
+  it('lists retentionMode and firstTime in the request schema of /openapi.json', async () => {
+    const doc = (await s.call('GET', '/openapi.json')).body
+    const props = doc.paths['/uba/api/retentions/analyze'].post.requestBody.content['application/json'].schema.properties
+    expect(props.retentionMode.enum).toEqual(['on', 'onOrAfter'])
+    expect(props.retentionMode.description).toContain('later period')
+    expect(props.firstTime.type).toBe('boolean')
+    expect(props.firstTime.description).toContain('first-ever')
+  })
+})
+
 describe('retention options refused', () => {
   it.each([
     [{ retentionMode: 'sometimes' }, ['retentionMode']],
