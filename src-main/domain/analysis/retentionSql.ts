@@ -18,6 +18,10 @@ import type { SqlParams } from './sqlParams'
  * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
  * the user within `duration` periods. None joins the event table with itself.
  *
+ * onOrAfter (a user counts at k when back at any offset k..duration): the bitmap cells at k are
+ * OR-ed with every later offset's; per user, the offsets up to their latest return are set. With
+ * firstTime, initial events are only the rows at each user's first-ever instant of the initial event.
+ *
  * Every statement answers rows `{s, d, k, n, m}`: s the initial period (null: all periods, users
  * de-duplicated), d the breakdown label (null: all values), k the offset (null: totalPeople), n the
  * users, m the measure.
