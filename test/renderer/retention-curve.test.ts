@@ -60,7 +60,7 @@ describe('retention in the Charts view', () => {
     const k = Number(/Day (\d+)/.exec(tip)?.[1])
     expect(k).toBeGreaterThanOrEqual(0)
     const share = `${((all.retentionPeoples[k] / all.totalPeople) * 100).toFixed(1)}%`
-    expect(tip).toContain(`All users${share}`)
+    expect(tip).toContain(`All users ${share}`)
     expect(tip).toContain(`${all.retentionPeoples[k]} of ${all.totalPeople} users`)
     expect(tip).toContain('came back at +k or later')
     await shot(page, 'charts-retention-curve.png')
