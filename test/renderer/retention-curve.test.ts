@@ -48,6 +48,7 @@ describe('retention in the Charts view', () => {
       expect(seen).toEqual([...seen].sort((a: number, b: number) => b - a))
     }
 
+    expect(await page.getByTestId('chart-title').textContent()).toBe('Retention: Sign up (first time) → Any event, on or after')
     const sent = c.requests.length
     await page.getByTestId('retention-curve').click()
     await expect.poll(() => page.getByTestId('retention-curve').getAttribute('aria-pressed')).toBe('true')
