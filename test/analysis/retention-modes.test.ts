@@ -188,6 +188,22 @@ describe('retention from the first-ever initial event (firstTime)', () => {
   })
 })
 
+describe('retention options by week', () => {
+  it('counts whole weeks from Monday in either mode, first-time cohorts leaving out a start in an earlier week', async () => {
+    const week = { ...base, fromDate: '2024-01-01', toDate: '2024-01-07', unit: 'WEEK', duration: 1 }
+    // every visit is in the week of Monday 01-01 (f's last, 01-07, is its Sunday); only h never returns
+    const expected = (total: number, back: number) => [
+      // the next week starts on 01-08, after the latest data: not observed yet
+      ['$ALL', total, [back, null]],
+      ['2024/01/01 00:00:00', total, [back, null]],
+    ]
+    expect(counts((await analyze({ ...week, retentionMode: 'on' })).body.rows)).toEqual(expected(8, 7))
+    expect(counts((await analyze({ ...week, retentionMode: 'onOrAfter' })).body.rows)).toEqual(expected(8, 7))
+    // e first signed up on 2023-12-30, a Saturday of the week before
+    expect(counts((await analyze({ ...week, retentionMode: 'onOrAfter', firstTime: true })).body.rows)).toEqual(expected(7, 6))
+  })
+})
+
 describe('retention options documented', () => {
   it('lists retentionMode and firstTime in the request schema of /openapi.json', async () => {
     const doc = (await s.call('GET', '/openapi.json')).body
