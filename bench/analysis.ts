@@ -93,13 +93,23 @@ export async function benchAnalysis(): Promise<void> {
       await res.arrayBuffer()
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`)
     }
-    const cases: { label: string; target: number; run: () => Promise<void>; hand?: () => Promise<void> }[] = [
+    const retention = (options: object) =>
+      post('/uba/api/retentions/analyze', { firstEvent: { expression: 'event.view' }, secondEvent: { expression: 'event.pay' }, byFieldIndex: -1, duration: 30, unit: 'DAY', ...options })
+    const byPlatform = { byField: { expression: 'event.view.$platform' }, byFieldIndex: 1 }
+    const cases: { label: string; target: number; run: () => Promise<void>; hand?: () => Promise<void>; versus?: string }[] = [
       { label: 'event analysis, by $platform', target: 400, run: post('/uba/api/events/analyze', { measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }], byFields: [{ expression: 'event.view.$platform' }] }), hand: hand.events },
       { label: 'funnel, 4 steps, 7-day window', target: 1500, run: post('/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }), hand: hand.funnels },
-      { label: 'retention, 30 days', target: 1500, run: post('/uba/api/retentions/analyze', { firstEvent: { expression: 'event.view' }, secondEvent: { expression: 'event.pay' }, byFieldIndex: -1, duration: 30, unit: 'DAY' }), hand: hand.retention },
+      { label: 'retention, 30 days', target: 1500, run: retention({}), hand: hand.retention },
+      // the options of issue 20, each next to the same retention without it (ratio <= 1.5)
+      { label: '  on or after', target: 1500, run: retention({ retentionMode: 'onOrAfter' }), versus: 'retention, 30 days' },
+      { label: '  first time', target: 1500, run: retention({ firstTime: true }), versus: 'retention, 30 days' },
+      { label: 'retention by $platform', target: 1500, run: retention(byPlatform) },
+      { label: '  on or after', target: 1500, run: retention({ ...byPlatform, retentionMode: 'onOrAfter' }), versus: 'retention by $platform' },
+      { label: '  first time', target: 1500, run: retention({ ...byPlatform, firstTime: true }), versus: 'retention by $platform' },
       { label: 'distribution of view counts', target: 800, run: post('/uba/api/distributions/analyze', { measure: { expression: 'event.view', aggregator: 'TOTAL_COUNT' }, unit: '' }) },
       { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, false) },
     ]
+    const timings = new Map<string, number>()
     for (const c of cases) {
       let ms: number
       try {
@@ -109,7 +119,13 @@ export async function benchAnalysis(): Promise<void> {
         continue
       }
       const handMs = c.hand ? await median3(c.hand) : undefined
-      const ratio = handMs ? `   hand-written ${handMs.toFixed(0)} ms, ratio ${(ms / handMs).toFixed(2)}` : ''
+      if (!c.versus) timings.set(c.label, ms)
+      const without = c.versus ? timings.get(c.versus) : undefined
+      const ratio = handMs
+        ? `   hand-written ${handMs.toFixed(0)} ms, ratio ${(ms / handMs).toFixed(2)}`
+        : without
+          ? `   ratio ${(ms / without).toFixed(2)} to the same without it`
+          : ''
       console.log(`${c.label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= ${c.target} ms)${ratio}`)
     }
     // values to pick from in a filter: a sample of about 100k rows of the 10M (target 200 ms)

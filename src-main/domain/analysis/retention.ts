@@ -12,7 +12,8 @@ import { factsSql, readFacts } from './userCounts'
  * after toDate count. `$ALL` de-duplicates users across periods: a user counts once in its
  * totalPeople, and at k when they returned at +k from any period where they did the initial event.
  * A cell whose period starts after the latest day with data is null: not observed yet, which is
- * not the same as nobody returning.
+ * not the same as nobody returning. Options (retentionRequest.ts): `onOrAfter` counts at k the users
+ * back at +k or any later offset followed; `firstTime` keeps only each user's first-ever initial event.
  */
 
 export interface RetentionRow {

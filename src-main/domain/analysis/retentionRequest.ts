@@ -1,5 +1,5 @@
 import { badParam } from '../errors'
-import { numeric, word } from '../lenient'
+import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
@@ -30,6 +30,13 @@ export interface RetentionMeasure {
   aggregator: MeasureAggregator
 }
 
+/**
+ * Which returns a cell at +k counts: `on`, the return event in period +k exactly; `onOrAfter`, in
+ * period +k or any later period the row follows (up to +duration): "still coming back".
+ */
+export const RETENTION_MODES = ['on', 'onOrAfter'] as const
+export type RetentionMode = (typeof RETENTION_MODES)[number]
+
 export interface RetentionRequest {
   firstEvent: RetentionEvent
   secondEvent: RetentionEvent
@@ -44,12 +51,18 @@ export interface RetentionRequest {
   sampling: number
   crowds: string[]
   limit: number
+  mode: RetentionMode
+  /**
+   * The initial event counts only at the user's first-ever occurrence of it (its filter applied),
+   * looked for in all the data up to toDate: a user who first did it before fromDate is in no cohort.
+   */
+  firstTime: boolean
 }
 
 /** The most periods after the initial one a request may follow (a year of days). */
 export const MAX_DURATION = 365
 
-const FIELDS = ['firstEvent', 'secondEvent', 'byField', 'byFieldIndex', 'crowds', 'fromDate', 'toDate', 'duration', 'unit', 'samplingFactor', 'limit', 'measures', 'filter']
+const FIELDS = ['firstEvent', 'secondEvent', 'byField', 'byFieldIndex', 'crowds', 'fromDate', 'toDate', 'duration', 'unit', 'samplingFactor', 'limit', 'measures', 'filter', 'retentionMode', 'firstTime']
 
 type Env = ValidateEnv
 
@@ -138,6 +151,20 @@ function measureOf(env: Env, value: unknown, second: EventRef): RetentionMeasure
   return { property, aggregator: m.aggregator as MeasureAggregator }
 }
 
+function modeOf(raw: unknown): RetentionMode {
+  if (raw === undefined || raw === null) return 'on'
+  const mode = typeof raw === 'string' ? RETENTION_MODES.find((m) => m.toLowerCase() === raw.toLowerCase()) : undefined
+  if (!mode) throw badParam('retentionMode', 'retentionMode must be "on" (returned in period +k) or "onOrAfter" (returned in period +k or later)')
+  return mode
+}
+
+function firstTimeOf(raw: unknown): boolean {
+  const value = flag(raw)
+  if (value === undefined || value === null) return false
+  if (typeof value !== 'boolean') throw badParam('firstTime', 'firstTime must be true (count only the first-ever initial event of each user) or false')
+  return value
+}
+
 export function validateRetention(env: Env, body: Record<string, unknown>): RetentionRequest {
   knownFields(body, FIELDS)
   const { fromDate, toDate } = dateRange(body)
@@ -151,6 +178,8 @@ export function validateRetention(env: Env, body: Record<string, unknown>): Rete
   const breakdown = breakdownOf(env, body, firstEvent.event, secondEvent.event)
   const measure = measureOf(env, body.measures, secondEvent.event)
   if (measure && breakdown) throw badParam('measures', 'measures cannot be combined with byField')
+  const mode = modeOf(body.retentionMode)
+  if (measure && mode === 'onOrAfter') throw badParam('measures', 'measures cannot be combined with retentionMode onOrAfter')
   return {
     firstEvent,
     secondEvent,
@@ -164,5 +193,7 @@ export function validateRetention(env: Env, body: Record<string, unknown>): Rete
     sampling: samplingOf(body.samplingFactor),
     crowds,
     limit: limitOf(body.limit, 1000),
+    mode,
+    firstTime: firstTimeOf(body.firstTime),
   }
 }

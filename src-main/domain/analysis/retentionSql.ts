@@ -18,6 +18,10 @@ import type { SqlParams } from './sqlParams'
  * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
  * the user within `duration` periods. None joins the event table with itself.
  *
+ * onOrAfter (a user counts at k when back at any offset k..duration): the bitmap cells at k are
+ * OR-ed with every later offset's; per user, the offsets up to their latest return are set. With
+ * firstTime, initial events are only the rows at each user's first-ever instant of the initial event.
+ *
  * Every statement answers rows `{s, d, k, n, m}`: s the initial period (null: all periods, users
  * de-duplicated), d the breakdown label (null: all values), k the offset (null: totalPeople), n the
  * users, m the measure.
@@ -48,23 +52,54 @@ export interface Cell {
   m: number | null
 }
 
+/**
+ * With firstTime, each user's first-ever initial event (with its filter) up to toDate: only rows
+ * at that instant are initial events (several at the same millisecond all are). Reading from the
+ * start of the data is what puts a user who began before fromDate in no cohort.
+ */
+function firstEverSql(env: AnalysisEnv, req: RetentionRequest, profile: boolean, p: SqlParams): string {
+  const { columns, nowLocal } = env
+  return `LEFT JOIN (
+          SELECT e.distinct_id, min(e.xwhen) AS first_at FROM event_vd e
+          ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+          WHERE e.ds <= ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)}
+          GROUP BY e.distinct_id
+        ) fe ON fe.distinct_id = e.distinct_id`
+}
+
 function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
   const { columns, nowLocal } = env
-  const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)})`
-  const back = `(${eventSql(req.secondEvent.event, columns, p, nowLocal)} AND ${filterSql(req.secondEvent.filter, columns, p, nowLocal)})`
-  const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, p)} AS d`] : []), ...(req.measure ? [`${req.measure.property.sql} AS v`] : [])]
   // a virtual event's member filters may read user properties too
   const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
   const profile = [...filters, req.filter].some(needsProfile) || (req.breakdown !== null && readsProfile([req.breakdown.by]))
+  const firstProfile = [req.firstEvent.filter, ...req.firstEvent.event.members.map((m) => m.filter)].some(needsProfile)
+  const firstOnly = req.firstTime ? ' AND e.xwhen = fe.first_at' : ''
+  const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)}${firstOnly})`
+  const back = `(${eventSql(req.secondEvent.event, columns, p, nowLocal)} AND ${filterSql(req.secondEvent.filter, columns, p, nowLocal)})`
+  const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, p)} AS d`] : []), ...(req.measure ? [`${req.measure.property.sql} AS v`] : [])]
   return `SELECT * FROM (
         SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
         FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p)} cal ON cal.ds = e.ds
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        ${req.firstTime ? firstEverSql(env, req, firstProfile, p) : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
           AND ${samplingSql(req.sampling)}
           AND ${crowdSql(req.crowds)}
           AND ${filterSql(req.filter, columns, p, nowLocal)}
       ) WHERE f OR r`
+}
+
+/**
+ * onOrAfter cells from `on` cells (`from`: rows of bitmaps `kept` per `by` keys, which include the
+ * initial period, and offset k): the OR of the cells at k and every later offset, spread over the
+ * offsets without a row of their own (no return event there in that chunk of ids).
+ */
+function onOrAfterCellsSql(from: string, by: string[]): string {
+  const keys = by.join(', ')
+  return `SELECT ${keys}, unnest(range(since + 1, upto + 1)) AS k, kept FROM (
+        SELECT ${keys}, k AS upto, lag(k, 1, -1) OVER (PARTITION BY ${keys} ORDER BY k) AS since,
+          bit_or(kept) OVER (PARTITION BY ${keys} ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS kept
+        FROM ${from})`
 }
 
 /** Bitmap memory one query may hold. */
@@ -88,10 +123,11 @@ function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlPara
     marks AS MATERIALIZED (
       SELECT period, uid // ${chunk} AS w, ${agg} FILTER (WHERE f) AS fb, ${agg} FILTER (WHERE r) AS rb
       FROM scan GROUP BY period, w),
-    cells AS MATERIALIZED (
+    ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
       SELECT a.period AS s, b.period - a.period AS k, a.w, a.fb & b.rb AS kept
       FROM marks a JOIN marks b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)}
-      WHERE a.fb IS NOT NULL AND b.rb IS NOT NULL)
+      WHERE a.fb IS NOT NULL AND b.rb IS NOT NULL)${req.mode === 'onOrAfter' ? `,
+    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'w'])})` : ''}
     SELECT period AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, sum(bit_count(fb)) AS n, CAST(NULL AS DOUBLE) AS m
       FROM marks WHERE fb IS NOT NULL GROUP BY period
     UNION ALL SELECT NULL, NULL, NULL, sum(c), NULL FROM (SELECT bit_count(bit_or(fb)) AS c FROM marks WHERE fb IS NOT NULL GROUP BY w)
@@ -126,13 +162,26 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
   return `WITH scan AS MATERIALIZED (${scan}),
     fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}uid // ${chunk} AS w, ${agg} AS fb FROM scan WHERE f GROUP BY ALL),
     rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}uid // ${chunk} AS w, ${agg} AS rb FROM scan WHERE r GROUP BY ALL),
-    cells AS MATERIALIZED (
-      SELECT b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, a.fb & b.rb AS kept
-      FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})
+    ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
+      SELECT a.period AS s, b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, a.fb & b.rb AS kept
+      FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})${req.mode === 'onOrAfter' ? `,
+    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'd', 'w'])})` : ''}
     SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, c AS n, CAST(NULL AS DOUBLE) AS m FROM (${users('fb', 'fm', [])})
     ${byReturn ? '' : `UNION ALL SELECT NULL, d, NULL, c, NULL FROM (${users('fb', 'fm', ['d'])})`}
     UNION ALL SELECT NULL, d, k, c, NULL FROM (${users('kept', 'cells', ['d', 'k'])})
     UNION ALL SELECT NULL, NULL, k, c, NULL FROM (${users('kept', 'cells', ['k'])})`
+}
+
+/**
+ * onOrAfter masks: a user counts at every offset up to the last one they returned at (with d), so
+ * the words of offsets 0..max(k) are all set (the last one up to max(k)).
+ */
+const ALL_BITS = '9223372036854775807' // bits 0..62 of a BIGINT: a whole word of offsets
+
+function reachMasksSql(word: string): string {
+  return `
+      SELECT uid, d, kw, CASE WHEN top - kw * ${word} >= ${word} - 1 THEN ${ALL_BITS} ELSE (CAST(1 AS BIGINT) << CAST(top - kw * ${word} + 1 AS BIGINT)) - 1 END AS km
+      FROM (SELECT uid, d, top, unnest(range(0, top // ${word} + 1)) AS kw FROM (SELECT uid, d, max(k) AS top FROM pairs GROUP BY uid, d))`
 }
 
 /**
@@ -145,8 +194,8 @@ function byValueSql(scan: string, req: RetentionRequest, p: SqlParams): string {
   const offsets = `range(0, ${p.add(Math.min(WORD, req.duration + 1))}) t(b) WHERE kw * ${word} + b <= ${p.add(req.duration)}`
   const present = `count(*) FILTER (WHERE (km >> CAST(b AS BIGINT)) & 1 = 1)`
   return `${pairsSql(scan, req, p, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })},
-    masks AS MATERIALIZED (
-      SELECT uid, d, k // ${word} AS kw, bit_or(CAST(1 AS BIGINT) << CAST(k % ${word} AS BIGINT)) AS km FROM pairs GROUP BY uid, d, kw)
+    masks AS MATERIALIZED (${req.mode === 'onOrAfter' ? reachMasksSql(word) : `
+      SELECT uid, d, k // ${word} AS kw, bit_or(CAST(1 AS BIGINT) << CAST(k % ${word} AS BIGINT)) AS km FROM pairs GROUP BY uid, d, kw`})
     ${byReturn
       ? 'SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts'
       : 'SELECT CAST(NULL AS INTEGER) AS s, d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts GROUP BY GROUPING SETS ((d), ())'}

@@ -58,6 +58,8 @@ export interface RetentionRequest extends Dated {
   unit: PeriodUnit
   byField?: ByField
   byFieldIndex?: 1 | 2 | -1
+  retentionMode?: 'on' | 'onOrAfter'
+  firstTime?: boolean
 }
 
 export interface DistributionRequest extends Dated {

@@ -119,6 +119,17 @@ export const retentionRequest = {
     byField: breakdown,
     byFieldIndex: { type: 'integer', enum: [-1, 1, 2], description: '1 initial event property, 2 return event property, -1 user property (or no breakdown).' },
     measures: { type: 'array', maxItems: 1, items: { ...measure(PROPERTY_AGGREGATORS), properties: { expression: text('event.<return event id>.<propertyId>.'), aggregator: words(PROPERTY_AGGREGATORS, 'The aggregator') } } },
+    retentionMode: {
+      type: 'string',
+      enum: ['on', 'onOrAfter'],
+      description:
+        'on (default): a user counts at +k who did the return event in period +k exactly. onOrAfter: in period +k or any later period the row follows (up to +duration; returns after that are not read), so the counts never grow with k and +duration equals on. Not with measures (any letter case).',
+    },
+    firstTime: {
+      type: 'boolean',
+      description:
+        "true: the initial event counts only at each user's first-ever occurrence of it (its filter applied), looked for in all the data up to toDate, not just the range: a user who first did it before fromDate is in no cohort. Events at the same millisecond as the first all count. Default false: every occurrence in the range.",
+    },
     ...common,
   },
 } as const

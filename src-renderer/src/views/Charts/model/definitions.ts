@@ -33,6 +33,9 @@ export interface StepDraft {
 
 export type ChartStyle = 'line' | 'bar'
 
+/** How a retention answer is drawn: the triangle of cells, or the percentage by offset as lines. */
+export type RetentionView = 'heatmap' | 'curve'
+
 export interface EventsDefinition {
   measures: MeasureDraft[]
   filter: FilterDraft
@@ -60,6 +63,11 @@ export interface RetentionDefinition {
   breakdownEvent: 1 | 2
   duration: number
   unit: PeriodUnit
+  /** on: back in period +k exactly; onOrAfter: in +k or any later period followed. */
+  mode: 'on' | 'onOrAfter'
+  /** Only each user's first-ever initial event starts a cohort. */
+  firstTime: boolean
+  view: RetentionView
 }
 
 export interface DistributionDefinition {
@@ -105,7 +113,7 @@ export function defaultDefinitions(): Definitions {
   return {
     events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line' },
     funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY' },
-    retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY' },
+    retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY', mode: 'on', firstTime: false, view: 'heatmap' },
     distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
     userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },
   }

@@ -113,6 +113,9 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
           filter: filterOf(d.filter, ANY_EVENT),
           byField: d.breakdown ? byFieldOf(d.breakdown, byEvent) : undefined,
           byFieldIndex: d.breakdown ? (eventBreakdown ? d.breakdownEvent : -1) : undefined,
+          // sent only when not the default, so earlier reports keep their request
+          retentionMode: d.mode === 'onOrAfter' ? 'onOrAfter' : undefined,
+          firstTime: d.firstTime === true ? true : undefined,
         }),
       } as Built<K>
     }

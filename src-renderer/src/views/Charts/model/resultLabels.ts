@@ -22,6 +22,8 @@ export interface ResultLabels {
   crowd?: string
   /** The applied filter in words ("City is Beijing and Age > 30"); '' for none. */
   filters?: string
+  /** Retention: how returns were counted (the "All users" row explains it). */
+  retentionMode?: 'on' | 'onOrAfter'
 }
 
 export interface Names {
@@ -58,7 +60,7 @@ export function labelsFor(kind: AnalysisKind, defs: Definitions, names: Names): 
     case 'retention': {
       const d = defs.retention
       const byEvent = d.breakdownEvent === 1 ? d.first.eventId : d.second.eventId
-      return { measures: [], steps: [names.event(d.first.eventId), names.event(d.second.eventId)], breakdowns: breakdownLabel(d.breakdown, byEvent, names), unit: d.unit }
+      return { measures: [], steps: [names.event(d.first.eventId), names.event(d.second.eventId)], breakdowns: breakdownLabel(d.breakdown, byEvent, names), unit: d.unit, retentionMode: d.mode }
     }
     case 'distribution': {
       const d = defs.distribution

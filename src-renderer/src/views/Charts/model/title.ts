@@ -21,8 +21,11 @@ export function chartTitle(kind: AnalysisKind, defs: Definitions, meta: MetaName
   switch (kind) {
     case 'funnels':
       return `Funnel: ${labels.steps.join(' → ')}${by}`
-    case 'retention':
-      return `Retention: ${labels.steps.join(' → ')}${by}`
+    case 'retention': {
+      // the options change what the numbers mean: the title (and a saved report's name) says them
+      const first = defs.retention.firstTime ? `${labels.steps[0]} (first time)` : labels.steps[0]
+      return `Retention: ${first} → ${labels.steps[1]}${by}${defs.retention.mode === 'onOrAfter' ? ', on or after' : ''}`
+    }
     case 'distribution':
       return `Distribution: ${labels.measures[0]}${by}`
     case 'userAttributes':

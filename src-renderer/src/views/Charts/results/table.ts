@@ -16,6 +16,8 @@ export interface TableCell {
   sub?: string
   /** 0..1 tints the cell (retention). */
   heat?: number
+  /** Said on hover: what the cell counts, where that is not plain. */
+  title?: string
 }
 
 export interface TableModel {
