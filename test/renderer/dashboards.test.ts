@@ -1,0 +1,133 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import { eventually, type TestServer } from '../helpers/server'
+import { daysBefore, shot, today } from './chartsPage'
+import { checkPdf, jpegSize, pngSize } from './pdfCheck'
+
+let server: TestServer
+let browser: Browser
+let stop: () => Promise<void>
+let headers: { appKey: string; token: string }
+const names = ['Payers', 'Viewers', 'View to pay', 'Everyone']
+let reportIds: number[] = []
+
+beforeAll(async () => {
+  ;({ server, browser, stop } = await startBrowserTest())
+  headers = server.project
+  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 120, days: 20 } })
+  expect(job.status).toBe(200)
+  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
+  const zone = (await server.call('GET', '/uba/api/project', { headers })).body.timeZone
+  const dated = { fromDate: daysBefore(today(zone), 12), toDate: daysBefore(today(zone), 3), crowds: ['$ALL'] }
+  const measure = (event: string) => ({ ...dated, unit: 'DAY', measures: [{ expression: `event.${event}`, aggregator: 'TRIGGER_USER_COUNT' }] })
+  const bodies = [
+    { name: names[0], kind: 'events', request: measure('pay') },
+    { name: names[1], kind: 'events', request: measure('view_product') },
+    { name: names[2], kind: 'funnels', request: { ...dated, steps: [{ expression: 'event.view_product' }, { expression: 'event.pay' }] } },
+    { name: names[3], kind: 'userAttributes', request: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, byFields: [] } },
+  ]
+  reportIds = []
+  for (const body of bodies) {
+    const res = await server.call('POST', '/uba/api/reports', { headers, body })
+    expect(res.status).toBe(200)
+    reportIds.push(res.body.id)
+  }
+}, 90_000)
+
+afterAll(() => stop?.())
+
+/** A dashboard of the four reports, two by two, half width and small. */
+async function newBoard(name: string): Promise<number> {
+  const tiles = reportIds.map((reportId, i) => ({ reportId, x: (i % 2) * 6, y: Math.floor(i / 2) * 5, w: 6, h: 5 }))
+  const res = await server.call('POST', '/uba/api/dashboards', { headers, body: { name, tiles } })
+  expect(res.status).toBe(200)
+  return res.body.id
+}
+
+async function openBoard(id: number, name: string): Promise<{ page: Page; problems: string[] }> {
+  const opened = await openView(browser, server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: name })
+  await opened.page.locator('[data-testid=dashboard-progress][data-done="4"][data-total="4"]').waitFor({ timeout: 30_000 })
+  return opened
+}
+
+const layout = async (id: number) =>
+  ((await server.call('GET', `/uba/api/dashboards/${id}`, { headers })).body.tiles as { reportId: number; x: number; y: number; w: number; h: number }[]).map(({ reportId, x, y, w, h }) => ({
+    name: names[reportIds.indexOf(reportId)],
+    at: `${x},${y},${w},${h}`,
+  }))
+
+/** The tiles on screen in order: their report's name and their place on the grid. */
+const onScreen = (page: Page) =>
+  page.locator('[data-testid^=slot-]').evaluateAll((slots) => slots.map((s) => ({ name: s.querySelector('section')?.getAttribute('aria-label') ?? '', at: s.getAttribute('data-layout') ?? '' })))
+
+/** Counts, per quarter of the area below the heading, the pixels of this colour (within a tolerance). */
+async function colourByQuarter(page: Page, bytes: Buffer, type: string, colour: string, top: number, tolerance: number): Promise<{ width: number; height: number; quarters: number[]; heading: number }> {
+  return page.evaluate(
+    async ({ b64, type, colour, top, tolerance }) => {
+      // the app's content security policy allows no data: fetch: the bytes are decoded here
+      const blob = new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type })
+      const bitmap = await createImageBitmap(blob)
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height)
+      const ctx = canvas.getContext('2d')!
+      ctx.drawImage(bitmap, 0, 0)
+      const { data } = ctx.getImageData(0, 0, bitmap.width, bitmap.height)
+      const want = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16))
+      const background = [data[0], data[1], data[2]]
+      const near = (p: number, c: number[]) => Math.abs(data[p] - c[0]) + Math.abs(data[p + 1] - c[1]) + Math.abs(data[p + 2] - c[2]) <= tolerance
+      const quarters = [0, 0, 0, 0]
+      let heading = 0
+      const middle = top + (bitmap.height - top) / 2
+      for (let y = 0; y < bitmap.height; y++) {
+        for (let x = 0; x < bitmap.width; x++) {
+          const p = (y * bitmap.width + x) * 4
+          if (y < top) heading += near(p, background) ? 0 : 1
+          else if (near(p, want)) quarters[(y < middle ? 0 : 2) + (x < bitmap.width / 2 ? 0 : 1)] += 1
+        }
+      }
+      return { width: bitmap.width, height: bitmap.height, quarters, heading }
+    },
+    { b64: bytes.toString('base64'), type, colour, top, tolerance },
+  )
+}
+
+describe('a dashboard saved as one picture', () => {
+  it('PNG: every tile with its title and range at twice the resolution; PDF: one page holding that picture', async () => {
+    const id = await newBoard('Shop review')
+    const { page, problems } = await openBoard(id, 'Shop review')
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-dashboard-png').click()])
+    expect(png.suggestedFilename()).toBe('Shop-review.png')
+    const bytes = readFileSync((await png.path()) as string)
+    writeFileSync(join(RESULTS, 'dashboard-export.png'), bytes)
+    const size = pngSize(bytes)
+    // 1200 CSS pixels wide at 2x; the heading (76) and two rows of tiles at least 150 high each
+    expect(size.width).toBe(2400)
+    expect(size.height).toBeGreaterThan(2 * (76 + 2 * 150))
+    // the first series colour of the light theme: a chart in three quarters; the fourth holds the figure of "Everyone"
+    const series = '#5750d8'
+    const picture = await colourByQuarter(page, bytes, 'image/png', series, 2 * 76, 0)
+    expect(picture).toMatchObject({ width: size.width, height: size.height })
+    expect(picture.heading).toBeGreaterThan(500)
+    const [payers, viewers, funnel, everyone] = picture.quarters
+    for (const count of [payers, viewers, funnel]) expect(count).toBeGreaterThan(200)
+    expect(everyone).toBe(0)
+
+    const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-dashboard-pdf').click()])
+    expect(pdf.suggestedFilename()).toBe('Shop-review.pdf')
+    const file = readFileSync((await pdf.path()) as string)
+    writeFileSync(join(RESULTS, 'dashboard-export.pdf'), file)
+    const parsed = checkPdf(file)
+    expect(parsed.title).toBe('Shop review')
+    expect(parsed.image).toMatchObject({ width: size.width, height: size.height, filter: 'DCTDecode' })
+    expect(jpegSize(parsed.image.bytes)).toEqual({ width: size.width, height: size.height })
+    // the page is the picture at 96 pixels per inch: 1200 CSS pixels are 900 points
+    expect(parsed.mediaBox).toEqual([0, 0, 900, (size.height / 2) * 0.75])
+    const jpeg = await colourByQuarter(page, Buffer.from(parsed.image.bytes), 'image/jpeg', series, 2 * 76, 60)
+    expect(jpeg).toMatchObject({ width: size.width, height: size.height })
+    for (const count of jpeg.quarters.slice(0, 3)) expect(count).toBeGreaterThan(100)
+    expect(problems, problems.join('\n')).toEqual([])
+    await page.context().close()
+  }, 120_000)
+})
