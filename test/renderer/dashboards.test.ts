@@ -131,3 +131,72 @@ describe('a dashboard saved as one picture', () => {
     await page.context().close()
   }, 120_000)
 })
+
+describe('arranging a dashboard', () => {
+  it('moves a tile by dragging it onto another, resizes one by its corner and by its buttons, and keeps the layout over a reload', async () => {
+    const id = await newBoard('Layout review')
+    const { page, problems } = await openBoard(id, 'Layout review')
+    const answers: string[] = []
+    page.on('request', (r) => r.url().includes('/analyze') && answers.push(r.url()))
+    expect(await onScreen(page)).toEqual(await layout(id))
+
+    // "View to pay" dragged by its grip onto "Payers" takes the first place; the rest flow after it
+    await page.getByTestId('tile-2-grip').dragTo(page.getByTestId('slot-0'))
+    const moved = [
+      { name: 'View to pay', at: '0,0,6,5' },
+      { name: 'Payers', at: '6,0,6,5' },
+      { name: 'Viewers', at: '0,5,6,5' },
+      { name: 'Everyone', at: '6,5,6,5' },
+    ]
+    await expect.poll(() => onScreen(page)).toEqual(moved)
+    await expect.poll(() => layout(id)).toEqual(moved)
+
+    // the corner of "View to pay" dragged over its neighbour and down: it snaps to full width and large, the others flow below
+    const corner = (await page.getByTestId('tile-0-corner').boundingBox())!
+    const grid = (await page.getByTestId('dashboard-grid').boundingBox())!
+    await page.mouse.move(corner.x + 5, corner.y + 5)
+    await page.mouse.down()
+    await page.mouse.move(grid.x + grid.width - 10, corner.y + 300, { steps: 8 })
+    expect(await page.locator('.preview').evaluate((e) => [e.getAttribute('data-w'), e.getAttribute('data-h')])).toEqual(['12', '8'])
+    await page.mouse.up()
+    const resized = [
+      { name: 'View to pay', at: '0,0,12,8' },
+      { name: 'Payers', at: '0,8,6,5' },
+      { name: 'Viewers', at: '6,8,6,5' },
+      { name: 'Everyone', at: '0,13,6,5' },
+    ]
+    await expect.poll(() => layout(id)).toEqual(resized)
+    expect(await onScreen(page)).toEqual(resized)
+
+    // from the keyboard: "Viewers" one step left, then "View to pay" back to half width and small with its buttons
+    await page.getByTestId('tile-2-left').focus()
+    await page.keyboard.press('Enter')
+    const stepped = ['View to pay', 'Viewers', 'Payers', 'Everyone'].map((name, i) => ({ name, at: resized[i].at }))
+    await expect.poll(() => onScreen(page)).toEqual(stepped)
+    await expect.poll(() => layout(id)).toEqual(stepped)
+    // the focus stays on the moved tile's button
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tile-1-left')
+    await page.getByTestId('tile-0-width').press('Enter')
+    await expect.poll(() => layout(id)).not.toEqual(stepped)
+    await page.getByTestId('tile-0-height').press('Enter')
+    const final = [
+      { name: 'View to pay', at: '0,0,6,5' },
+      { name: 'Viewers', at: '6,0,6,5' },
+      { name: 'Payers', at: '0,5,6,5' },
+      { name: 'Everyone', at: '6,5,6,5' },
+    ]
+    await expect.poll(() => layout(id)).toEqual(final)
+    expect(await page.getByTestId('tile-0-width').getAttribute('aria-pressed')).toBe('false')
+    // moving and resizing asks for no tile to be computed again; each tile keeps its numbers
+    expect(answers).toEqual([])
+    for (const i of [0, 1, 2]) expect(await page.locator(`[data-testid=tile-${i}][data-status=ready]`).count()).toBe(1)
+    await shot(page, 'dashboard-arranged.png')
+
+    await page.reload()
+    await page.getByRole('heading', { name: 'Layout review', level: 1 }).waitFor()
+    await page.locator('[data-testid=dashboard-progress][data-done="4"][data-total="4"]').waitFor({ timeout: 30_000 })
+    expect(await onScreen(page)).toEqual(final)
+    expect(problems, problems.join('\n')).toEqual([])
+    await page.context().close()
+  }, 120_000)
+})
