@@ -3,8 +3,8 @@
 // at a time. Printed: the first open after a start (nothing cached), an open again (the answers
 // the analyses cache, which saved reports ask for), and median of 3 opens computed anew
 // (useCache false), with the slowest tiles. BENCH_DASHBOARD_AT_ONCE sets how many run at once.
-// With the UI built (out/renderer) and /usr/bin/chromium, also the view in Chromium, from the
-// address to the last tile drawn.
+// With the UI built (out/renderer) and /usr/bin/chromium, also the view in Chromium: from the
+// address to every tile computed and those on screen drawn, then scrolled to the bottom.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -60,8 +60,8 @@ async function open(app: RunningApp, project: Project, id: number, fresh: boolea
   return { total: performance.now() - t, tiles }
 }
 
-/** The Dashboards view in Chromium: from the address to every tile drawn. */
-async function inBrowser(app: RunningApp, xtoken: string, id: number): Promise<number | null> {
+/** The Dashboards view in Chromium: from the address to every tile computed and those on screen drawn, and when the API answered. */
+async function inBrowser(app: RunningApp, xtoken: string, id: number): Promise<{ drawn: number; charts: number; scrolled: number; board: number; answers: number; requests: number } | null> {
   if (!existsSync(join(UI_DIR, 'index.html')) || !existsSync(CHROMIUM)) return null
   const { chromium } = await import('playwright-core')
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
@@ -69,11 +69,27 @@ async function inBrowser(app: RunningApp, xtoken: string, id: number): Promise<n
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     await page.goto(`${app.url}/#/connect?xtoken=${xtoken}`)
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
-    const t = performance.now()
+    let t = 0
+    const seen = { board: 0, answers: 0, requests: 0 }
+    page.on('requestfinished', (r) => {
+      const path = new URL(r.url()).pathname
+      if (!t) return
+      seen.requests += 1
+      if (path === `/uba/api/dashboards/${id}`) seen.board = performance.now() - t
+      if (path.endsWith('/analyze')) seen.answers = performance.now() - t
+    })
+    t = performance.now()
     await page.goto(`${app.url}/#/dashboards/${id}`)
     await page.locator(`[data-testid=dashboard-progress][data-done="${REPORTS.length}"][data-total="${REPORTS.length}"]`).waitFor({ timeout: 60_000 })
     await page.locator('[data-testid^=tile-][data-status=ready]').nth(REPORTS.length - 1).waitFor()
-    return performance.now() - t
+    // drawn: the frame after the last chart on screen was made (tiles below draw as they come near)
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(0)))')
+    const drawn = performance.now() - t
+    const charts = await page.locator('.echart').count()
+    // scrolled down through every tile: every chart drawn
+    for (let i = 0; i < REPORTS.length; i++) await page.getByTestId(`tile-${i}`).scrollIntoViewIfNeeded()
+    await page.getByTestId('tile-waiting').first().waitFor({ state: 'detached' })
+    return { drawn, charts, scrolled: performance.now() - t, ...seen }
   } finally {
     await browser.close()
   }
@@ -115,7 +131,11 @@ export async function benchDashboard(): Promise<void> {
     console.log(`  opened again (cached answers) ${s(again.total)}`)
     console.log(`  computed anew, median of 3    ${s(median.total)}   slowest tiles: ${slowest.map((t) => `${t.name} ${t.ms.toFixed(0)} ms`).join(', ')}`)
     const browser = await inBrowser(app, creds.xtoken, id)
-    console.log(browser === null ? '  in Chromium: not measured (npm run build first, and /usr/bin/chromium)' : `  in Chromium, address to last tile drawn (cached answers) ${s(browser)}`)
+    console.log(
+      browser === null
+        ? '  in Chromium: not measured (npm run build first, and /usr/bin/chromium)'
+        : `  in Chromium (cached answers), address to every tile computed and the ${browser.charts} charts on screen drawn ${s(browser.drawn)} (dashboard read at ${s(browser.board)}, last answer at ${s(browser.answers)}, ${browser.requests} requests); scrolled down through them, every chart drawn at ${s(browser.scrolled)}`,
+    )
     await app.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })
