@@ -134,6 +134,29 @@ describe('a dashboard saved as one picture', () => {
   }, 120_000)
 })
 
+describe('tiles below the fold', () => {
+  it('are computed at once but drawn when they come near the screen; the PNG holds them all the same', async () => {
+    const id = await newBoard('Tall review')
+    const { page, problems } = await openView(browser, server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: 'Tall review', viewport: { width: 1280, height: 420 } })
+    await page.locator('[data-testid=dashboard-progress][data-done="4"][data-total="4"]').waitFor({ timeout: 30_000 })
+    for (const i of [0, 1, 2, 3]) await page.locator(`[data-testid=tile-${i}][data-status=ready]`).waitFor()
+    await page.getByTestId('tile-0').locator('.echart').waitFor()
+    // the second row is more than 200 px below the screen: its tiles wait, with their answers
+    expect(await page.getByTestId('tile-2').getByTestId('tile-waiting').count()).toBe(1)
+    expect(await page.getByTestId('tile-3').getByTestId('tile-waiting').count()).toBe(1)
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-dashboard-png').click()])
+    const bytes = readFileSync((await png.path()) as string)
+    const picture = await colourByQuarter(page, bytes, 'image/png', '#5750d8', 2 * 76, 0)
+    for (const count of picture.quarters.slice(0, 3)) expect(count).toBeGreaterThan(200)
+    await page.getByTestId('tile-2').scrollIntoViewIfNeeded()
+    await page.getByTestId('tile-2').locator('.echart').waitFor()
+    await page.getByTestId('tile-3').getByText('Users').first().waitFor()
+    expect(await page.getByTestId('tile-waiting').count()).toBe(0)
+    expect(problems, problems.join('\n')).toEqual([])
+    await page.context().close()
+  }, 120_000)
+})
+
 describe('arranging a dashboard', () => {
   it('moves a tile by dragging it onto another, resizes one by its corner and by its buttons, and keeps the layout over a reload', async () => {
     const id = await newBoard('Layout review')
