@@ -7,6 +7,7 @@ import { startApp } from '../src-main/app'
 import { benchAlias } from './alias'
 import { benchAnalysis } from './analysis'
 import { benchCollector } from './collector'
+import { benchDashboard } from './dashboard'
 import { benchExport } from './export'
 import { benchImport } from './import'
 import { benchSample } from './sample'
@@ -38,8 +39,8 @@ async function load(label: string, total: number, concurrency: number, send: () 
   )
 }
 
-/** BENCH_ONLY=import (or analysis, alias, sample, export, collector) runs that section alone, e.g. while tuning it. */
-const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport, collector: benchCollector }
+/** BENCH_ONLY=import (or analysis, alias, sample, export, collector, dashboard) runs that section alone, e.g. while tuning it. */
+const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport, collector: benchCollector, dashboard: benchDashboard }
 const only = process.env.BENCH_ONLY
 if (only !== undefined) {
   if (!(only in sections)) throw new Error(`BENCH_ONLY is one of ${Object.keys(sections).join(', ')}`)
@@ -82,3 +83,4 @@ await benchAlias()
 await benchSample()
 await benchExport()
 await benchCollector()
+await benchDashboard()

@@ -76,6 +76,24 @@ describe('dashboards', () => {
     expect(cleared.tiles[1].report.request.toDate).toBe('2024-03-01')
   })
 
+  it('saves a new layout sent whole: the tiles in their new order and sizes, the range and crowd untouched', async () => {
+    const board = (await s.call('POST', '/uba/api/dashboards', { headers: p, body: { name: 'Arranged', tiles: tiles(), fromDate: '2024-03-01', toDate: '2024-03-07', crowd: '$ALL' } })).body
+    // the profiles tile first at half width, the funnel large at full width below it, the events tile beside the profiles
+    const layout = [
+      { reportId: profileId, x: 0, y: 0, w: 6, h: 5 },
+      { reportId: eventsId, x: 6, y: 0, w: 6, h: 5 },
+      { reportId: funnelId, x: 0, y: 5, w: 12, h: 8 },
+    ]
+    const changed = await s.call('PUT', `/uba/api/dashboards/${board.id}`, { headers: p, body: { tiles: layout } })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ fromDate: '2024-03-01', toDate: '2024-03-07', crowd: '$ALL' })
+    const read = (await s.call('GET', `/uba/api/dashboards/${board.id}`, { headers: p })).body
+    expect(read.tiles.map(({ reportId, x, y, w, h }: Record<string, number>) => ({ reportId, x, y, w, h }))).toEqual(layout)
+    expect(read.tiles.map((t: { report: { name: string } }) => t.report.name)).toEqual(['Profiles', 'Viewers', 'View to buy'])
+    const listed = (await s.call('GET', '/uba/api/dashboards', { headers: p })).body.find((d: { id: number }) => d.id === board.id)
+    expect(listed.tiles).toEqual(layout)
+  })
+
   it('keeps a tile whose report was deleted, with report null', async () => {
     const gone = (await s.call('POST', '/uba/api/reports', { headers: p, body: { name: 'Soon gone', kind: 'events', request: {} } })).body.id
     const board = (await s.call('POST', '/uba/api/dashboards', { headers: p, body: { name: 'With a gap', tiles: [{ reportId: gone, x: 0, y: 0, w: 4, h: 3 }] } })).body

@@ -82,7 +82,8 @@ export const useCohortStore = defineStore('cohorts', () => {
   /** Reads the list; a list already shown stays on screen while it is read again. */
   async function load(): Promise<void> {
     const auth = session.projectAuth
-    if (!auth.appKey) return
+    // no token yet (a reload, before the project list): asking now would be a 401
+    if (!auth.appKey || !auth.token) return
     if (owner.value !== auth.appKey) reset(auth.appKey)
     const refreshing = state.value === 'ready'
     if (!refreshing) state.value = 'loading'

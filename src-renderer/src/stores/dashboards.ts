@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, ref, shallowReactive, shallowRef } from 'vue'
 import { analyze, type AnalysisResponses } from '../api/analysis'
-import { createDashboard, deleteDashboard, getDashboard, listDashboards, nextTile, updateDashboard, type Dashboard, type DashboardSummary, type DashboardWrite } from '../api/dashboards'
+import { createDashboard, deleteDashboard, getDashboard, listDashboards, nextTile, updateDashboard, type Dashboard, type DashboardSummary, type DashboardWrite, type TileWithReport } from '../api/dashboards'
 import { decodeState } from '../views/Charts/model/chartState'
 import { resolveRange } from '../views/Charts/model/dates'
 import { useProjectStore } from './project'
@@ -38,6 +38,8 @@ export const useDashboardStore = defineStore('dashboards', () => {
   /** By tile index of the current dashboard. */
   const runs = shallowReactive<Record<number, TileRun>>({})
   let generation = 0
+  /** Where each tile of the running computation stands now (tiles move while they compute). */
+  let place: number[] = []
 
   const progress = computed(() => {
     const tiles = current.value?.tiles.filter((t) => t.report && t.report.kind) ?? []
@@ -78,15 +80,17 @@ export const useDashboardStore = defineStore('dashboards', () => {
     for (const key of Object.keys(runs)) delete runs[Number(key)]
     const queue = board.tiles.flatMap((t, i) => (t.report?.kind ? [{ kind: t.report.kind, i, request: requestOf(board, t.report) }] : []))
     for (const { i, request } of queue) runs[i] = { request, status: 'loading', response: null, error: null }
+    place = board.tiles.map((_, i) => i)
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const { kind, request } = next
         if (mine !== generation) return
         try {
           const response = await analyze(auth, kind, request as never)
-          if (mine === generation) runs[next.i] = { request, status: 'ready', response, error: null }
+          // a tile taken off meanwhile has no place any more
+          if (mine === generation && place[next.i] !== undefined) runs[place[next.i]] = { request, status: 'ready', response, error: null }
         } catch (err) {
-          if (mine === generation) runs[next.i] = { request, status: 'error', response: null, error: err as Error }
+          if (mine === generation && place[next.i] !== undefined) runs[place[next.i]] = { request, status: 'error', response: null, error: err as Error }
         }
       }
     }
@@ -118,6 +122,38 @@ export const useDashboardStore = defineStore('dashboards', () => {
     await runAll()
   }
 
+  let arranging = 0
+  /**
+   * A new layout of the dashboard on screen (tiles moved or resized): shown at once with the
+   * answers it has, then saved; nothing is computed again. A refused save puts the layout back.
+   */
+  async function arrange(next: { tiles: TileWithReport[]; from: number[] }): Promise<void> {
+    const board = current.value
+    if (!board) return
+    const mine = ++arranging
+    const before = { tiles: board.tiles, runs: { ...runs }, place }
+    const inverse: number[] = []
+    next.from.forEach((old, k) => (inverse[old] = k))
+    current.value = { ...board, tiles: next.tiles }
+    for (const key of Object.keys(runs)) delete runs[Number(key)]
+    next.from.forEach((old, k) => before.runs[old] && (runs[k] = before.runs[old]))
+    place = place.map((at) => inverse[at])
+    try {
+      const saved = await updateDashboard(session.projectAuth, board.id, { tiles: next.tiles.map(({ reportId, x, y, w, h }) => ({ reportId, x, y, w, h })) })
+      // a later move is already on screen: its own save brings the final answer
+      if (mine === arranging && current.value?.id === saved.id) current.value = saved
+      void loadList()
+    } catch (err) {
+      if (mine === arranging && current.value?.id === board.id) {
+        current.value = { ...current.value, tiles: before.tiles }
+        for (const key of Object.keys(runs)) delete runs[Number(key)]
+        Object.assign(runs, before.runs)
+        place = before.place
+      }
+      throw err
+    }
+  }
+
   async function create(name: string, reportId?: number): Promise<Dashboard> {
     const board = await createDashboard(session.projectAuth, { name, tiles: reportId ? [nextTile([], reportId)] : [] })
     await loadList()
@@ -138,5 +174,5 @@ export const useDashboardStore = defineStore('dashboards', () => {
     await loadList()
   }
 
-  return { list, listState, listError, current, currentState, currentError, runs, progress, loadList, open, runAll, change, create, addReport, remove }
+  return { list, listState, listError, current, currentState, currentError, runs, progress, loadList, open, runAll, change, arrange, create, addReport, remove }
 })
