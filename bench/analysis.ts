@@ -9,6 +9,7 @@ import { startApp, type RunningApp } from '../src-main/app'
 import { EVENT_ORDER } from '../src-main/domain/ingest/sql'
 import { addColumns } from '../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../src-main/domain/schema/plan'
+import { benchEventOptions } from './eventOptions'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const USERS = 200_000
@@ -112,6 +113,7 @@ export async function benchAnalysis(): Promise<void> {
       const ratio = handMs ? `   hand-written ${handMs.toFixed(0)} ms, ratio ${(ms / handMs).toFixed(2)}` : ''
       console.log(`${c.label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= ${c.target} ms)${ratio}`)
     }
+    await benchEventOptions(post, median3)
     await app.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -33,12 +33,18 @@ export interface StepDraft {
 
 export type ChartStyle = 'line' | 'bar'
 
+/** '' none; else the earlier range the answer is compared with (server: analysis/compare.ts). */
+export type CompareChoice = '' | 'previous' | 'week' | 'year'
+
 export interface EventsDefinition {
   measures: MeasureDraft[]
   filter: FilterDraft
   breakdown: BreakdownDraft | null
   unit: PeriodUnit
   chart: ChartStyle
+  /** Between the measures lettered A, B ... ("A/B"); '' for none. */
+  formula: string
+  compare: CompareChoice
 }
 
 export interface FunnelsDefinition {
@@ -49,6 +55,7 @@ export interface FunnelsDefinition {
   byStepIndex: number
   convertTime: number
   convertTimeUnit: 'DAY' | 'HOUR' | 'MINUTE'
+  compare: CompareChoice
 }
 
 export interface RetentionDefinition {
@@ -103,8 +110,8 @@ export function newStep(eventId = ''): StepDraft {
 
 export function defaultDefinitions(): Definitions {
   return {
-    events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line' },
-    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY' },
+    events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line', formula: '', compare: '' },
+    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY', compare: '' },
     retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY' },
     distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
     userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },
