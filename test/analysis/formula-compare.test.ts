@@ -201,3 +201,19 @@ describe('funnel compare', () => {
     expect(res.body.data).toEqual(['compare'])
   })
 })
+
+describe('formula and compare in /openapi.json', () => {
+  it('documents both request fields and the answers\' extra fields', async () => {
+    const doc = (await s.call('GET', '/openapi.json')).body
+    const op = (path: string) => doc.paths[path].post
+    const events = op('/uba/api/events/analyze')
+    expect(events.requestBody.content['application/json'].schema.properties.formula.description).toMatch(/divisor is 0 gives null/)
+    expect(events.requestBody.content['application/json'].schema.properties.compare.enum).toEqual(['previous', 'week', 'year'])
+    const answer = events.responses['200'].content['application/json'].schema
+    expect(Object.keys(answer.properties.rows.items.properties)).toEqual(expect.arrayContaining(['formula', 'previous']))
+    expect(Object.keys(answer.properties)).toEqual(expect.arrayContaining(['formula', 'compare']))
+    const funnels = op('/uba/api/funnels/analyze')
+    expect(funnels.requestBody.content['application/json'].schema.properties.compare.enum).toEqual(['previous', 'week', 'year'])
+    expect(Object.keys(funnels.responses['200'].content['application/json'].schema.properties)).toContain('compare')
+  })
+})

@@ -71,7 +71,7 @@ const compare = (periods: string) =>
   ({
     type: 'string',
     enum: ['previous', 'week', 'year'],
-    description: `Optional: the same analysis over an earlier range, answered in \`compare\` and each row's \`previous\` (any letter case). "previous": just before, as long (${periods}); "week": 7 days earlier; "year": the same calendar days a year earlier (29 February has none: its compared values are null). Period k is compared with the counterpart of its start.`,
+    description: `Optional: the same analysis over an earlier range, answered in \`compare\` and each row's \`previous\` (any letter case). "previous": just before, as long (${periods}); "week": 7 days earlier (with unit MONTH a 400 naming compare); "year": the same calendar days a year earlier (29 February has none: its compared values are null). Period k is compared with the counterpart of its start; a breakdown row is compared with the same value's row (0 users or empty values where the value did not occur), values only in the earlier range are not listed.`,
   }) as const
 
 const measure = (aggregators: readonly string[]) =>
