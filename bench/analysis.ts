@@ -113,7 +113,7 @@ export async function benchAnalysis(): Promise<void> {
       const ratio = handMs ? `   hand-written ${handMs.toFixed(0)} ms, ratio ${(ms / handMs).toFixed(2)}` : ''
       console.log(`${c.label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= ${c.target} ms)${ratio}`)
     }
-    await benchEventOptions(post, median3)
+    await benchEventOptions(post)
     await app.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -5,7 +5,7 @@ import type { ChartStyle } from '../model/definitions'
 import { fullPeriod, periodLabel } from '../model/dates'
 import type { ResultLabels } from '../model/resultLabels'
 import { axisTooltip, base, categoryAxis, legend, MAX_SERIES, valueAxis, type AxisParam, type Shaped } from './chartBase'
-import { change, changeText, periodState } from './periods'
+import { change, changeText, periodState, splitLine } from './periods'
 import { cell, type TableModel } from './table'
 
 type Row = EventsResponse['rows'][number]
@@ -84,9 +84,6 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
   // periods not over (results/periods.ts): the one in progress is reached by a dotted segment,
   // those not begun are not drawn
   const state = periodState(r.series, labels.unit, labels.today)
-  const drawn = (data: (number | null)[]) => data.map((v, k) => (k < state.future ? v : null))
-  const partial = !asBars && state.current > 0
-  const last = state.current
   const lines = shown.flatMap((s, i) => {
     const twins = compared && s.before ? [{ id: `${s.id}:before`, name: `${s.name} (before)`, type: 'line' as const, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, itemStyle: { color: colourOf(s, i), opacity: 0.6 }, symbol: 'none', lineStyle: { width: 1.5, type: 'dashed' as const, opacity: 0.7 }, emphasis: { focus: 'series' as const } }] : []
     return [...twins, ...lineOf(s, i)]
@@ -103,11 +100,9 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
       emphasis: { focus: 'series' as const },
     }
     const area = shown.length === 1 && !compared ? { opacity: p.dark ? 0.16 : 0.08 } : undefined
-    if (!partial) return [{ ...line, data: drawn(s.data), areaStyle: area }]
-    return [
-      { ...line, data: s.data.map((v, k) => (k < last ? v : null)), areaStyle: area },
-      { ...line, id: `${s.id}:tail`, data: s.data.map((v, k) => (k === last - 1 || k === last ? v : null)), symbol: 'emptyCircle', lineStyle: { width: 2, type: 'dotted' as const }, tooltip: { show: false } },
-    ]
+    const { line: solid, tail } = splitLine(s.data, state)
+    const main = { ...line, data: solid, areaStyle: area }
+    return tail ? [main, { ...line, id: `${s.id}:tail`, data: tail, symbol: 'emptyCircle', lineStyle: { width: 2, type: 'dotted' as const }, tooltip: { show: false } }] : [main]
   }
   const bars = shown.flatMap((s, i) => [...(compared && s.before ? [{ id: `${s.id}:before`, name: `${s.name} (before)`, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, type: 'bar' as const, barMaxWidth: 28, itemStyle: { color: 'transparent', borderColor: colourOf(s, i), borderType: 'dashed' as const, borderWidth: 1.5 } }] : []), {
     id: s.id,

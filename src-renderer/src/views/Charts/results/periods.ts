@@ -1,4 +1,3 @@
-import { addDays } from '../model/dates'
 import { formatRate, rate } from './format'
 
 /**
@@ -15,14 +14,12 @@ export interface PeriodState {
   future: number
 }
 
-/** The start of the period after the one starting on `start`. */
+/** The start of the period after the one starting on `start` (no imports: node-side tests read this file). */
 function nextStart(start: string, unit: string): string {
-  if (unit === 'WEEK') return addDays(start, 7)
-  if (unit === 'MONTH') {
-    const [y, m] = start.split('-').map(Number)
-    return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`
-  }
-  return addDays(start, 1)
+  const d = new Date(`${start}T00:00:00Z`)
+  if (unit === 'MONTH') d.setUTCMonth(d.getUTCMonth() + 1)
+  else d.setUTCDate(d.getUTCDate() + (unit === 'WEEK' ? 7 : 1))
+  return d.toISOString().slice(0, 10)
 }
 
 export function periodState(series: string[], unit: string, today: string | undefined): PeriodState {
@@ -30,6 +27,17 @@ export function periodState(series: string[], unit: string, today: string | unde
   const current = series.findIndex((s) => s <= today && today < nextStart(s, unit))
   const after = series.findIndex((s) => s > today)
   return { current, future: after === -1 ? series.length : after }
+}
+
+/**
+ * A line's points as drawn: `line` up to the period before the one in progress, `tail` (dotted)
+ * from there into it (null when no period is in progress after a first one); periods not begun in
+ * neither.
+ */
+export function splitLine(data: (number | null)[], state: PeriodState): { line: (number | null)[]; tail: (number | null)[] | null } {
+  const k = state.current
+  if (k <= 0) return { line: data.map((v, i) => (i < state.future ? v : null)), tail: null }
+  return { line: data.map((v, i) => (i < k ? v : null)), tail: data.map((v, i) => (i === k - 1 || i === k ? v : null)) }
 }
 
 /** The change from `before` to `now` as a share of before (null when before is 0 or missing). */
