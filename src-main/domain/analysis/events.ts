@@ -1,7 +1,7 @@
 import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { calendarSql, dsOf, series } from './calendar'
+import { addDays, calendarSql, dsOf, series } from './calendar'
 import { compareOf, type ComparedRange } from './compare'
 import { counterparts, formulaOf, previousOf, type FormulaSeries, type PreviousSeries, type Series } from './eventsExtras'
 import { formulaText, parseFormula, type Formula } from './formula'
@@ -196,10 +196,14 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     // with compare, each day of either range carries its side (0 the answer's, 1 the compared): a
     // day in both (ranges a week apart overlap) joins twice, once per side
     let cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
-    let days = `e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}`
+    // ranges that meet or overlap are read as one (the calendar join gives each day its sides)
+    const meet = cmp !== null && cmp.fromDate <= req.toDate && addDays(cmp.toDate, 1) >= req.fromDate
+    const first = meet && cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate
+    const last = meet && cmp.toDate > req.toDate ? cmp.toDate : req.toDate
+    let days = `e.ds BETWEEN ${p.add(dsOf(first))} AND ${p.add(dsOf(last))}`
     if (cmp) {
       cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p)})`
-      days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
+      if (!meet) days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
     }
     const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
