@@ -85,7 +85,7 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
   // those not begun are not drawn
   const state = periodState(r.series, labels.unit, labels.today)
   const lines = shown.flatMap((s, i) => {
-    const twins = compared && s.before ? [{ id: `${s.id}:before`, name: `${s.name} (before)`, type: 'line' as const, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, itemStyle: { color: colourOf(s, i), opacity: 0.6 }, symbol: 'none', lineStyle: { width: 1.5, type: 'dashed' as const, opacity: 0.7 }, emphasis: { focus: 'series' as const } }] : []
+    const twins = compared && s.before ? [{ id: `before:${s.id}`, name: `${s.name} (before)`, type: 'line' as const, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, itemStyle: { color: colourOf(s, i), opacity: 0.6 }, symbol: 'none', lineStyle: { width: 1.5, type: 'dashed' as const, opacity: 0.7 }, emphasis: { focus: 'series' as const } }] : []
     return [...twins, ...lineOf(s, i)]
   })
   function lineOf(s: (typeof series)[number], i: number) {
@@ -104,7 +104,7 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
     const main = { ...line, data: solid, areaStyle: area }
     return tail ? [main, { ...line, id: `${s.id}:tail`, data: tail, symbol: 'emptyCircle', lineStyle: { width: 2, type: 'dotted' as const }, tooltip: { show: false } }] : [main]
   }
-  const bars = shown.flatMap((s, i) => [...(compared && s.before ? [{ id: `${s.id}:before`, name: `${s.name} (before)`, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, type: 'bar' as const, barMaxWidth: 28, itemStyle: { color: 'transparent', borderColor: colourOf(s, i), borderType: 'dashed' as const, borderWidth: 1.5 } }] : []), {
+  const bars = shown.flatMap((s, i) => [...(compared && s.before ? [{ id: `before:${s.id}`, name: `${s.name} (before)`, data: s.before, yAxisIndex: twoAxes && right(s.measure) ? 1 : 0, type: 'bar' as const, barMaxWidth: 28, itemStyle: { color: 'transparent', borderColor: colourOf(s, i), borderType: 'dashed' as const, borderWidth: 1.5 } }] : []), {
     id: s.id,
     name: s.name,
     data: s.data,
