@@ -9,6 +9,7 @@ import { startApp, type RunningApp } from '../src-main/app'
 import { EVENT_ORDER } from '../src-main/domain/ingest/sql'
 import { addColumns } from '../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../src-main/domain/schema/plan'
+import { benchEventOptions } from './eventOptions'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const USERS = 200_000
@@ -138,6 +139,7 @@ export async function benchAnalysis(): Promise<void> {
       })
       console.log(`${label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= 200 ms)   reads about ${Math.round(read).toLocaleString('en')} of ${EVENTS.toLocaleString('en')} rows`)
     }
+    await benchEventOptions(post)
     await app.close()
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -1,7 +1,10 @@
 import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { calendarSql, dsOf, series } from './calendar'
+import { addDays, calendarSql, dsOf, series } from './calendar'
+import { compareOf, type ComparedRange } from './compare'
+import { counterparts, formulaOf, previousOf, type FormulaSeries, type PreviousSeries, type Series } from './eventsExtras'
+import { formulaText, parseFormula, type Formula } from './formula'
 import { eventSql, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
@@ -19,6 +22,9 @@ import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
  * - `sum` is the measure over the whole range: distinct users are distinct over the range, not a
  *   sum of days.
  * - `limit` keeps the rows with the largest first-measure `sum`; `numRows` counts all.
+ * - `formula` and `compare` (optional) add series to the rows: eventsExtras.ts, compare.ts. The
+ *   compared range is read by the same statement as the answer's (a `side` per day of the
+ *   calendar), so the events are scanned once.
  */
 
 interface Measure {
@@ -39,18 +45,24 @@ export interface EventRequest {
   crowds: string[]
   byFields: Breakdown[]
   limit: number
+  formula: { text: string; tree: Formula } | null
+  compare: ComparedRange | null
 }
+
+type EventRow = { sum: (number | null)[]; values: (number | null)[][]; byValue: string[]; formula?: FormulaSeries; previous?: PreviousSeries }
 
 export interface EventResponse {
   measures: string[]
   byFields: string[]
   series: string[]
-  rows: { sum: (number | null)[]; values: (number | null)[][]; byValue: string[] }[]
+  rows: EventRow[]
   numRows: number
   samplingFactor: number
+  formula?: string
+  compare?: { mode: string; fromDate: string; toDate: string; series: (string | null)[] }
 }
 
-const FIELDS = ['measures', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byFields', 'limit']
+const FIELDS = ['measures', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byFields', 'limit', 'formula', 'compare']
 
 function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'>, value: unknown, i: number): Measure {
   const { event, property, aggregator, filter } = checkMeasure(env, value, `measures[${i}]`)
@@ -151,22 +163,28 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     if (!Array.isArray(body.measures) || body.measures.length === 0) throw badParam('measures', 'measures must be a non-empty list')
     const byFields = body.byFields === undefined || body.byFields === null ? [] : body.byFields
     if (!Array.isArray(byFields)) throw badParam('byFields', 'byFields must be a list')
+    const unit = unitOf(body.unit)
+    const formula = body.formula === undefined || body.formula === null ? null : { text: formulaText(String(body.formula)), tree: parseFormula(body.formula, body.measures.length) }
     return {
       measures: body.measures.map((m, i) => measureOf(env, m, i)),
       filter: body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup),
       fromDate,
       toDate,
-      unit: unitOf(body.unit),
+      unit,
       sampling: samplingOf(body.samplingFactor),
       crowds,
       byFields: byFields.map((b, i) => resolveBreakdown(b, `byFields[${i}]`, env.lookup, env.columns)),
       limit: limitOf(body.limit, 1000),
+      formula,
+      compare: compareOf(body.compare, unit, fromDate, toDate),
     }
   },
 
   async run(env, req) {
     const p = env.params()
     const periods = series(req.fromDate, req.toDate, req.unit)
+    const cmp = req.compare
+    const earlierPeriods = cmp ? series(cmp.fromDate, cmp.toDate, req.unit) : []
     const profile =
       needsProfile(req.filter) ||
       req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
@@ -174,35 +192,60 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
     const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
     const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
-    const cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
-    const dimList = req.byFields.map((_, i) => `d${i}`)
+    const byList = req.byFields.map((_, i) => `d${i}`)
+    // with compare, each day of either range carries its side (0 the answer's, 1 the compared): a
+    // day in both (ranges a week apart overlap) joins twice, once per side
+    let cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+    // ranges that meet or overlap are read as one (the calendar join gives each day its sides)
+    const meet = cmp !== null && cmp.fromDate <= req.toDate && addDays(cmp.toDate, 1) >= req.fromDate
+    const first = meet && cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate
+    const last = meet && cmp.toDate > req.toDate ? cmp.toDate : req.toDate
+    let days = `e.ds BETWEEN ${p.add(dsOf(first))} AND ${p.add(dsOf(last))}`
+    if (cmp) {
+      cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p)})`
+      if (!meet) days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
+    }
+    const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
-    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), periods.length)
+    const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
+    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), groupsPerLabel)
     const sql = `
       WITH base AS (
-        SELECT e.distinct_id, cal.period, ${[...matches, ...values, ...dims].join(', ')}
+        SELECT e.distinct_id, cal.period, ${[...(cmp ? ['cal.side'] : []), ...matches, ...values, ...dims].join(', ')}
         FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
+        WHERE ${days}
           AND ${samplingSql(req.sampling)}
           AND ${crowdSql(req.crowds)}
           AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
       )${aggregationSql(req, dimList, bitmaps)}`
     const result = await env.query(sql, p)
 
-    const groups = new Map<string, EventResponse['rows'][number]>()
+    const empty = req.measures.map((m) => emptyValue(m.aggregator))
+    const groups = new Map<string, EventRow>()
+    const earlier = new Map<string, Series>()
     const rowOf = (byValue: string[]) => {
       const key = JSON.stringify(byValue)
       let row = groups.get(key)
       if (!row) {
-        row = { sum: req.measures.map((m) => emptyValue(m.aggregator)), values: req.measures.map((m) => periods.map(() => emptyValue(m.aggregator))), byValue }
+        row = { sum: [...empty], values: empty.map((v) => periods.map(() => v)), byValue }
         groups.set(key, row)
+      }
+      return row
+    }
+    const earlierOf = (byValue: string[]) => {
+      const key = JSON.stringify(byValue)
+      let row = earlier.get(key)
+      if (!row) {
+        row = { sum: [...empty], values: empty.map((v) => earlierPeriods.map(() => v)) }
+        earlier.set(key, row)
       }
       return row
     }
     if (req.byFields.length === 0) rowOf([])
     for (const r of result) {
-      const row = rowOf(dimList.map((d) => String(r[d])))
+      const byValue = byList.map((d) => String(r[d]))
+      const row = cmp && Number(r.side) === 1 ? earlierOf(byValue) : rowOf(byValue)
       req.measures.forEach((m, i) => {
         const value = r[`a${i}`] === null ? emptyValue(m.aggregator) : rounded(r[`a${i}`])
         if (Number(r.whole) === 1) row.sum[i] = value
@@ -210,20 +253,27 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
       })
     }
     // largest first measure first; among equals, known values before unknown ones, then by label
-    const unknowns = (r: EventResponse['rows'][number]) => r.byValue.filter((v) => v === UNKNOWN).length
+    const unknowns = (r: EventRow) => r.byValue.filter((v) => v === UNKNOWN).length
     const rows = [...groups.values()].sort(
       (a, b) =>
         Number(b.sum[0] ?? -Infinity) - Number(a.sum[0] ?? -Infinity) ||
         unknowns(a) - unknowns(b) ||
         a.byValue.join('\u0000').localeCompare(b.byValue.join('\u0000')),
     )
+    const shown = rows.slice(0, req.limit)
+    for (const row of shown) {
+      if (req.formula) row.formula = formulaOf(req.formula.tree, row)
+      if (cmp) row.previous = previousOf(cmp, periods, earlierPeriods, earlier.get(JSON.stringify(row.byValue)), empty, req.formula?.tree ?? null)
+    }
     return {
       measures: req.measures.map((m) => m.name),
       byFields: req.byFields.map((b) => b.property.expression),
       series: periods,
-      rows: rows.slice(0, req.limit),
+      rows: shown,
       numRows: rows.length,
       samplingFactor: req.sampling,
+      ...(req.formula ? { formula: req.formula.text } : {}),
+      ...(cmp ? { compare: { mode: cmp.mode, fromDate: cmp.fromDate, toDate: cmp.toDate, series: counterparts(cmp, periods, earlierPeriods) } } : {}),
     }
   },
 }

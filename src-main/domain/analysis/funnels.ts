@@ -5,6 +5,8 @@ import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { dsOf, series } from './calendar'
+import { compareOf, type ComparedRange } from './compare'
+import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { numericSetting } from '../platform/settings'
 import { FunnelPaths, HOLD_CONSTANT } from './funnelPaths'
@@ -32,10 +34,11 @@ const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
 /** A part's user ids, relative to its first, must fit an INTEGER. */
 const USERS_PER_PART = 2 ** 30
 
-const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit']
+const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit', 'compare']
 
 export interface FunnelRequest extends FunnelQuery {
   limit: number
+  compare: ComparedRange | null
 }
 
 interface StepDetail {
@@ -52,6 +55,8 @@ export interface FunnelRow {
   byValue: number | string
   stepsDetail: StepDetail[]
   medianConvertedTime: MedianDetail[]
+  /** With compare: this row over the compared range, by the answer's dateList (funnelCompare.ts). */
+  previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: MedianDetail[] }
 }
 
 export interface FunnelResponse {
@@ -61,6 +66,7 @@ export interface FunnelResponse {
   stepEvents: string[]
   rows: FunnelRow[]
   samplingFactor: number
+  compare?: { mode: string; fromDate: string; toDate: string; dateList: (string | null)[] }
 }
 
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
@@ -148,7 +154,7 @@ function breakdownOf(env: ValidateEnv, body: Record<string, unknown>, steps: Fun
   return { byField, byStep }
 }
 
-function emptyRow(req: FunnelRequest, byValue: number | string, columns: number): FunnelRow {
+export function emptyRow(req: FunnelRequest, byValue: number | string, columns: number): FunnelRow {
   return {
     byValue,
     stepsDetail: req.steps.map((s) => ({ expression: s.expression, convertedUser: new Array<number>(columns).fill(0) })),
@@ -204,6 +210,24 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
   return paths
 }
 
+/** The funnel's rows over `days` (fromDate..toDate of `req`): the total, and each breakdown value's. */
+async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelTally> {
+  const total = emptyRow(req, -1, days.length + 1)
+  const groups = new Map<string, FunnelRow>()
+  if (days.length === 0) return { total, groups }
+  const paths = await followPaths(env, req, days)
+  for (const r of paths.rows()) {
+    let row = total
+    if (r.label !== null) {
+      row = groups.get(r.label) ?? emptyRow(req, r.label, days.length + 1)
+      groups.set(r.label, row)
+    }
+    row.stepsDetail.forEach((s, k) => (s.convertedUser[r.column] = r.counts[k]))
+    row.medianConvertedTime.forEach((m, k) => (m.median[r.column] = seconds(r.medians[k])))
+  }
+  return { total, groups }
+}
+
 export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
   kind: 'funnels',
   validate(env, body) {
@@ -225,35 +249,29 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       ...breakdownOf(env, body, steps),
       windowSeconds,
       limit: limitOf(body.limit, 1000),
+      compare: compareOf(body.compare, 'DAY', fromDate, toDate),
     }
   },
 
   async run(env, req) {
     const days = series(req.fromDate, req.toDate, 'DAY')
-    const paths = await followPaths(env, req, days)
-    const total = emptyRow(req, -1, days.length + 1)
-    const groups = new Map<string, FunnelRow>()
-    for (const r of paths.rows()) {
-      let row = total
-      if (r.label !== null) {
-        row = groups.get(r.label) ?? emptyRow(req, r.label, days.length + 1)
-        groups.set(r.label, row)
-      }
-      row.stepsDetail.forEach((s, k) => (s.convertedUser[r.column] = r.counts[k]))
-      row.medianConvertedTime.forEach((m, k) => (m.median[r.column] = seconds(r.medians[k])))
-    }
+    const { total, groups } = await tally(env, req, days)
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
     const breakdown = [...groups.values()]
       .sort((a, b) => entered(b) - entered(a) || Number(a.byValue === UNKNOWN) - Number(b.byValue === UNKNOWN) || String(a.byValue).localeCompare(String(b.byValue)))
       .slice(0, req.limit)
+    const rows = [total, ...breakdown]
+    // the same funnel over the compared range: a second follow of the paths
+    const compare = req.compare ? await comparedFunnel(req, req.compare, days, rows, (from, to, earlierDays) => tally(env, { ...req, fromDate: from, toDate: to }, earlierDays)) : undefined
     return {
       dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
       byField: req.byField?.property.expression ?? null,
       byValues: [-1, ...breakdown.map((row) => row.byValue)],
       stepEvents: req.steps.map((s) => s.expression),
-      rows: [total, ...breakdown],
+      rows,
       samplingFactor: req.sampling,
+      ...(compare ? { compare } : {}),
     }
   },
 }

@@ -41,6 +41,18 @@ export interface EventsRequest extends Dated {
   measures: MeasureRequest[]
   unit: PeriodUnit
   byFields?: ByField[]
+  /** Between the measures lettered A, B ... in order, e.g. "A/B". */
+  formula?: string
+  compare?: CompareMode
+}
+
+export type CompareMode = 'previous' | 'week' | 'year'
+
+/** With compare: the earlier range, and the counterpart of each period (null for none). */
+export interface Compared {
+  mode: CompareMode
+  fromDate: string
+  toDate: string
 }
 
 export interface FunnelsRequest extends Dated {
@@ -49,6 +61,7 @@ export interface FunnelsRequest extends Dated {
   byStepIndex?: number
   convertTime?: number
   convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
+  compare?: CompareMode
 }
 
 export interface RetentionRequest extends Dated {
@@ -95,8 +108,16 @@ export interface EventsResponse extends Answered {
   measures: string[]
   byFields: string[]
   series: string[]
-  rows: { sum: (number | null)[]; values: (number | null)[][]; byValue: string[] }[]
+  rows: {
+    sum: (number | null)[]
+    values: (number | null)[][]
+    byValue: string[]
+    formula?: { sum: number | null; values: (number | null)[] }
+    previous?: { sum: (number | null)[]; values: (number | null)[][]; formula?: { sum: number | null; values: (number | null)[] } }
+  }[]
   numRows: number
+  formula?: string
+  compare?: Compared & { series: (string | null)[] }
 }
 
 export interface FunnelsResponse extends Answered {
@@ -108,7 +129,9 @@ export interface FunnelsResponse extends Answered {
     byValue: number | string
     stepsDetail: { expression: string; convertedUser: number[] }[]
     medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[]
+    previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[] }
   }[]
+  compare?: Compared & { dateList: (string | null)[] }
 }
 
 export interface RetentionResponse extends Answered {

@@ -67,6 +67,14 @@ export const useChartsStore = defineStore('charts', () => {
     return 'loading'
   })
 
+  /** The filters a result applies, in words: the global one, then each measure's ("B: Amount > 10"). */
+  function filtersOf(runKind: AnalysisKind): string {
+    const named = (eventId: string) => (p: { scope: string; id: string }) => (p.scope === 'user' ? meta.userPropertyName(p.id) : meta.propertyName(`event.${eventId}.${p.id}`))
+    const global = filterText(defs[runKind].filter, named(ANY_EVENT))
+    const own = runKind === 'events' ? defs.events.measures.map((m, i) => [String.fromCharCode(65 + i), filterText(m.filter, named(m.eventId))]).filter(([, t]) => t).map(([letter, t]) => `${letter}: ${t}`) : []
+    return [global, ...own].filter(Boolean).join(' · ')
+  }
+
   let controller: AbortController | null = null
   let timer: ReturnType<typeof setTimeout> | undefined
 
@@ -88,8 +96,9 @@ export const useChartsStore = defineStore('charts', () => {
       ...labelsFor(runKind, defs, names),
       range: body.fromDate && body.toDate ? { fromDate: body.fromDate, toDate: body.toDate } : undefined,
       partial: body.toDate !== undefined && body.toDate >= today(timeZone.value),
+      today: today(timeZone.value),
       crowd: crowd.value === '$ALL' ? 'All users' : (meta.crowds.find((c) => c.code === crowd.value)?.name ?? crowd.value),
-      filters: filterText(defs[runKind].filter, (p) => (p.scope === 'user' ? meta.userPropertyName(p.id) : meta.propertyName(`event.${ANY_EVENT}.${p.id}`))),
+      filters: filtersOf(runKind),
     }
     controller?.abort()
     const own = new AbortController()

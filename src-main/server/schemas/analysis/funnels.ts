@@ -1,4 +1,4 @@
-import { common, numbers } from './events'
+import { common, compared, numbers } from './events'
 
 /** Response schema of funnel (spec 4.10, spec-notes "Analysis responses"). */
 export const funnelsResponse = {
@@ -45,9 +45,18 @@ export const funnelsResponse = {
               },
             },
           },
+          previous: {
+            type: 'object',
+            description: 'With compare: the row over the compared range, by index of dateList: $ALL the whole compared range, a day its counterpart (null where none). A breakdown value absent there counts 0.',
+            properties: {
+              stepsDetail: { type: 'array', items: { type: 'object', properties: { expression: { type: 'string' }, convertedUser: { type: 'array', items: { type: ['integer', 'null'] } } } } },
+              medianConvertedTime: { type: 'array', items: { type: 'object', properties: { stepsExpress: { type: 'string' }, median: numbers } } },
+            },
+          },
         },
       },
     },
+    compare: compared('dateList', 'day'),
     ...common,
   },
 } as const

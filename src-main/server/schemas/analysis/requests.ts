@@ -67,6 +67,13 @@ const dated = {
 
 const unit = words(['DAY', 'WEEK', 'MONTH'], 'Period')
 
+const compare = (periods: string) =>
+  ({
+    type: 'string',
+    enum: ['previous', 'week', 'year'],
+    description: `Optional: the same analysis over an earlier range, answered in \`compare\` and each row's \`previous\` (any letter case). "previous": just before, as long (${periods}); "week": 7 days earlier (with unit MONTH a 400 naming compare); "year": the same calendar days a year earlier (29 February has none: its compared values are null). Period k is compared with the counterpart of its start; a breakdown row is compared with the same value's row (0 users or empty values where the value did not occur), values only in the earlier range are not listed.`,
+  }) as const
+
 const measure = (aggregators: readonly string[]) =>
   ({
     type: 'object',
@@ -87,6 +94,12 @@ export const eventsRequest = {
     ...dated,
     unit,
     byFields: { type: 'array', items: breakdown },
+    formula: {
+      type: 'string',
+      maxLength: 200,
+      description: 'Optional: a formula between the measures, lettered in request order (A the first): numbers, + - * /, unary minus and parentheses, e.g. "A/B", "(A-B)*100". Answered in each row\'s `formula` (per period and over the whole range), in addition to the measures\' series. A period where a measure has no value or a divisor is 0 gives null. A formula that does not parse, or names a letter past the last measure, is a 400 naming formula.',
+    },
+    compare: compare('unit DAY: as many days; WEEK or MONTH: as many weeks or months as the range has periods'),
     ...common,
   },
 } as const
@@ -102,6 +115,7 @@ export const funnelsRequest = {
     byStepIndex: { type: 'integer', minimum: -1, description: 'The step (0-based) whose event gives the breakdown value; -1 holds it constant over every step; omitted: the first.' },
     convertTime: { type: 'integer', minimum: 1, description: 'The conversion window, with convertTimeUnit (default 7 DAY).' },
     convertTimeUnit: words(['DAY', 'HOUR', 'MINUTE'], 'The unit of convertTime'),
+    compare: compare('as many days'),
     ...common,
   },
 } as const

@@ -35,6 +35,8 @@ export type ChartStyle = 'line' | 'bar'
 
 /** How a retention answer is drawn: the triangle of cells, or the percentage by offset as lines. */
 export type RetentionView = 'heatmap' | 'curve'
+/** '' none; else the earlier range the answer is compared with (server: analysis/compare.ts). */
+export type CompareChoice = '' | 'previous' | 'week' | 'year'
 
 export interface EventsDefinition {
   measures: MeasureDraft[]
@@ -42,6 +44,9 @@ export interface EventsDefinition {
   breakdown: BreakdownDraft | null
   unit: PeriodUnit
   chart: ChartStyle
+  /** Between the measures lettered A, B ... ("A/B"); '' for none. */
+  formula: string
+  compare: CompareChoice
 }
 
 export interface FunnelsDefinition {
@@ -52,6 +57,7 @@ export interface FunnelsDefinition {
   byStepIndex: number
   convertTime: number
   convertTimeUnit: 'DAY' | 'HOUR' | 'MINUTE'
+  compare: CompareChoice
 }
 
 export interface RetentionDefinition {
@@ -111,8 +117,8 @@ export function newStep(eventId = ''): StepDraft {
 
 export function defaultDefinitions(): Definitions {
   return {
-    events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line' },
-    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY' },
+    events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line', formula: '', compare: '' },
+    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY', compare: '' },
     retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY', mode: 'on', firstTime: false, view: 'heatmap' },
     distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
     userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },

@@ -71,7 +71,10 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
       const problem = measures.find((m) => typeof m === 'string')
       if (typeof problem === 'string') return { missing: problem }
       const byFields = d.breakdown ? [byFieldOf(d.breakdown, ANY_EVENT)] : undefined
-      return { body: compact({ ...dated, measures: measures as MeasureRequest[], unit: d.unit, filter: filterOf(d.filter, ANY_EVENT), byFields }) } as Built<K>
+      const formula = d.formula?.trim() || undefined
+      const compare = d.compare || undefined
+      if (compare === 'week' && d.unit === 'MONTH') return { missing: 'Compare months with the previous ones or a year earlier: no month starts a week earlier.' }
+      return { body: compact({ ...dated, measures: measures as MeasureRequest[], unit: d.unit, filter: filterOf(d.filter, ANY_EVENT), byFields, formula, compare }) } as Built<K>
     }
     case 'funnels': {
       const d = defs.funnels
@@ -92,6 +95,7 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
           byStepIndex: eventBreakdown ? byStep : undefined,
           convertTime: d.convertTime,
           convertTimeUnit: d.convertTimeUnit,
+          compare: d.compare || undefined,
         }),
       } as Built<K>
     }

@@ -18,6 +18,8 @@ export interface ResultLabels {
   range?: { fromDate: string; toDate: string }
   /** The last period runs up to today: its figures are still growing. */
   partial?: boolean
+  /** Today in the project's time zone when the request was sent: which periods are not over (results/periods.ts). */
+  today?: string
   /** Who was counted: "All users" or the cohort's name. */
   crowd?: string
   /** The applied filter in words ("City is Beijing and Age > 30"); '' for none. */

@@ -4,6 +4,7 @@ import type { ChartPalette } from '../../../components/charts/palette'
 import type { ResultLabels } from '../model/resultLabels'
 import { base, categoryAxis, escapeHtml, legend, valueAxis, type Shaped } from './chartBase'
 import { formatDuration, formatNumber, formatRate, rate } from './format'
+import { change, changeText } from './periods'
 import { cell, type TableModel, type TableCell } from './table'
 
 /** Segments compared in the chart at most (the table lists them all). */
@@ -16,6 +17,8 @@ type Row = FunnelsResponse['rows'][number]
 const segmentName = (row: Row): string => (row.byValue === -1 || row.byValue === '-1' ? 'All users' : String(row.byValue))
 const usersAt = (row: Row, k: number): number => row.stepsDetail[k]?.convertedUser[ALL] ?? 0
 const medianAt = (row: Row, k: number): number | null => row.medianConvertedTime[k]?.median[ALL] ?? null
+/** With compare: users at step k over the whole compared range. */
+const beforeAt = (row: Row, k: number): number => row.previous?.stepsDetail[k]?.convertedUser[ALL] ?? 0
 
 /**
  * Funnel: users at each step over the whole range, conversion from the previous step and from the
@@ -32,6 +35,7 @@ export function shapeFunnels(r: FunnelsResponse, labels: ResultLabels, p: ChartP
       ...steps.flatMap((s, k) => (k === 0 ? [{ label: s, numeric: true }] : [{ label: s, numeric: true }, { label: `${k} → ${k + 1}`, numeric: true }])),
       { label: 'Overall', numeric: true },
       ...steps.slice(1).map((_, k) => ({ label: `Median ${k + 1} → ${k + 2}`, numeric: true })),
+      ...(r.compare ? [{ label: 'Overall before', numeric: true }, { label: 'Change', numeric: true }] : []),
     ],
     rows: r.rows.map((row) => {
       const cells: TableCell[] = [cell(segmentName(row))]
@@ -45,6 +49,12 @@ export function shapeFunnels(r: FunnelsResponse, labels: ResultLabels, p: ChartP
       const overall = rate(usersAt(row, last), usersAt(row, 0))
       cells.push(cell(overall, formatRate(overall)))
       steps.slice(1).forEach((_, k) => cells.push(cell(medianAt(row, k), formatDuration(medianAt(row, k)))))
+      if (r.compare) {
+        // the change of the overall conversion, relative to the earlier one
+        const before = rate(beforeAt(row, last), beforeAt(row, 0))
+        const delta = change(overall, before)
+        cells.push(cell(before, formatRate(before)), cell(delta, changeText(delta)))
+      }
       return cells
     }),
   }
@@ -83,26 +93,30 @@ export function shapeFunnels(r: FunnelsResponse, labels: ResultLabels, p: ChartP
       }
     : {
         ...base(p),
-        grid: { left: 8, right: 16, top: 28, bottom: 8, containLabel: true },
+        legend: legend(p, r.compare !== undefined),
+        grid: { left: 8, right: 16, top: r.compare ? 40 : 28, bottom: 8, containLabel: true },
         tooltip: { ...(base(p).tooltip as object), trigger: 'axis', axisPointer: { type: 'shadow' }, formatter: (params) => tooltip((params as { dataIndex: number }[])[0]?.dataIndex ?? 0) },
         xAxis,
         yAxis: valueAxis(p),
         series: [
-          {
-            // the previous step's users, faint behind each bar: the gap above a bar is the drop-off
-            type: 'bar' as const,
-            name: 'Previous step',
-            data: steps.map((_, k) => (total ? usersAt(total, Math.max(k - 1, 0)) : 0)),
-            barMaxWidth: 120,
-            silent: true,
-            itemStyle: { color: p.dark ? 'rgba(138,133,245,0.14)' : 'rgba(87,80,216,0.10)', borderRadius: [3, 3, 0, 0] },
-          },
+          // the previous step's users, faint behind each bar: the gap above a bar is the drop-off;
+          // with compare, the bar beside is the earlier range's instead, a dashed outline
+          ...(r.compare
+            ? []
+            : [{
+                type: 'bar' as const,
+                name: 'Previous step',
+                data: steps.map((_, k) => (total ? usersAt(total, Math.max(k - 1, 0)) : 0)),
+                barMaxWidth: 120,
+                silent: true,
+                itemStyle: { color: p.dark ? 'rgba(138,133,245,0.14)' : 'rgba(87,80,216,0.10)', borderRadius: [3, 3, 0, 0] },
+              }]),
           {
             type: 'bar' as const,
             name: 'Converted',
             data: steps.map((_, k) => (total ? usersAt(total, k) : 0)),
             barMaxWidth: 120,
-            barGap: '-100%',
+            barGap: r.compare ? '20%' : '-100%',
             itemStyle: { color: p.accent, borderRadius: [3, 3, 0, 0] },
             label: {
               show: true,
@@ -112,6 +126,9 @@ export function shapeFunnels(r: FunnelsResponse, labels: ResultLabels, p: ChartP
               formatter: (v) => (total ? `${formatNumber(usersAt(total, v.dataIndex))} · ${formatRate(rate(usersAt(total, v.dataIndex), usersAt(total, 0)))}` : ''),
             },
           },
+          ...(r.compare && total
+            ? [{ type: 'bar' as const, name: 'Before', data: steps.map((_, k) => beforeAt(total, k)), barMaxWidth: 120, itemStyle: { color: 'transparent', borderColor: p.accent, borderType: 'dashed' as const, borderWidth: 1.5 } }]
+            : []),
         ],
       }
   if (r.rows.length - 1 > MAX_SEGMENTS - 1 && broken) table.note = `The chart compares the first ${MAX_SEGMENTS} rows; the table lists them all.`
