@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, session as electronSession, shell, type WebFrameMain } from 'electron'
+import { chooseImportFile, saveExport, type DialogSeam } from './desktop/dialogs'
 import { openDesktopDoor, type DesktopDoor } from './desktop/door'
 import { CHANNELS, type DeskSession } from './preload/bridge'
 import { openServerLog } from './serverLog'
@@ -76,6 +77,12 @@ function createWindow(url: string): BrowserWindow {
   return win
 }
 
+/** Electron's dialogs, attached to the window (modal) while there is one. */
+const dialogs: DialogSeam = {
+  showOpenDialog: (options) => (mainWindow ? dialog.showOpenDialog(mainWindow, options) : dialog.showOpenDialog(options)),
+  showSaveDialog: (options) => (mainWindow ? dialog.showSaveDialog(mainWindow, options) : dialog.showSaveDialog(options)),
+}
+
 function installIpc(): void {
   ipcMain.on(CHANNELS.session, (event) => {
     event.returnValue = isAppFrame(event.senderFrame) ? (deskSession ?? null) : null
@@ -84,6 +91,14 @@ function installIpc(): void {
     if (!isAppFrame(event.senderFrame)) throw new Error('refused')
     if (typeof url !== 'string') throw new Error('not a URL')
     await openExternal(url)
+  })
+  ipcMain.handle(CHANNELS.chooseImportFile, async (event) => {
+    if (!isAppFrame(event.senderFrame) || !door) throw new Error('refused')
+    return chooseImportFile(dialogs, door.running.ctx)
+  })
+  ipcMain.handle(CHANNELS.saveFile, async (event, name: unknown, data: unknown) => {
+    if (!isAppFrame(event.senderFrame)) throw new Error('refused')
+    return saveExport(dialogs, name, data, app.getPath('downloads'))
   })
 }
 
