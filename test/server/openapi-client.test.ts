@@ -27,7 +27,7 @@ beforeAll(async () => {
   ]
   const job = await importAndWait(s, s.project, { path: fixture('client.jsonl', events.map((e) => JSON.stringify(e)).join('\n')) })
   expect(job.state).toBe('succeeded')
-  const doc = await (await fetch(`${s.url}/openapi.json`)).json()
+  const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as Parameters<typeof openapiTS>[0]
   writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(doc)))
 })
 
