@@ -30,6 +30,8 @@ export interface AppOptions {
   host?: string
   /** 0 picks a free port. */
   port?: number
+  /** When `port` is taken, listen on a free one instead of failing (the desktop app). */
+  anyPortIfTaken?: boolean
   uiDir?: string | null
   extraOrigins?: string[]
   logger?: FastifyBaseLogger
@@ -95,6 +97,17 @@ async function startCollectorListener(ctx: DomainContext, listener: CollectorLis
   }
 }
 
+/** Listens on `port`, or on a free one when it is taken and `anyPortIfTaken` says so. */
+async function listen(server: FastifyInstance, host: string, port: number, anyPortIfTaken: boolean): Promise<void> {
+  try {
+    await server.listen({ host, port })
+  } catch (err) {
+    if (!anyPortIfTaken || port === 0 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    server.log.info(`port ${port} is taken: listening on a free port`)
+    await server.listen({ host, port: 0 })
+  }
+}
+
 /** How long shutdown waits for in-flight requests before it cuts their connections. */
 const CLOSE_GRACE_MS = 3000
 
@@ -116,7 +129,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resumeUnfinishedProjects(ctx)
     resumeStreams(ctx)
     preparePlansAtStartup(ctx)
-    await server.listen({ host, port: options.port ?? 0 })
+    await listen(server, host, options.port ?? 0, options.anyPortIfTaken === true)
     await startCollectorListener(ctx, collectorListener, options.collectorListen, server)
     // resumes interrupted cohort and tag computations, catches up missed daily recomputes
     stopScheduler = startCohortScheduler(ctx)

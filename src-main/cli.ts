@@ -1,15 +1,16 @@
-import { rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import pino from 'pino'
 import { credentialsOf, openContext, startApp, type RunningApp } from './app'
 import { importCommand } from './cliImport'
 import { sampleCommand } from './cliSample'
-import { dataLayout, defaultDataDir } from './paths'
+import { defaultDataDir } from './paths'
 import { parseCollectorListen } from './server/collectorAddress'
-import { servingServer } from './serverFile'
+import { claimDataDir, DEFAULT_PORT, removeServerFile, writeServerFile } from './serverFile'
+import { openServerLog } from './serverLog'
 import { privateDir } from './store/private'
+
+export { DEFAULT_PORT }
 
 const USAGE = `usage: uba-desk <command> [options]
 
@@ -33,22 +34,10 @@ commands:
 
 --data-dir defaults to ${defaultDataDir()}`
 
-export const DEFAULT_PORT = 5177
-
 /** The built web UI, next to the sources (repo checkout) or the bundle (built app). */
 export function defaultUiDir(): string {
   const here = dirname(fileURLToPath(import.meta.url))
   return resolve(here, '..', 'out', 'renderer')
-}
-
-/**
- * Refuses to start over a data folder that a live server already serves (its DuckDB files are
- * locked); a server.json left by a crash, whose pid may now be another program's, is replaced.
- */
-async function claimDataDir(dataDir: string, serverFile: string): Promise<void> {
-  const other = await servingServer(dataDir)
-  if (other) throw new Error(`another UBA Desk server (pid ${other.pid}) already serves this data folder at ${other.url}`)
-  rmSync(serverFile, { force: true })
 }
 
 export interface ServeOptions {
@@ -65,15 +54,9 @@ export interface ServeOptions {
 
 /** Starts the headless server, announces it, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function serve(options: ServeOptions): Promise<RunningApp> {
-  const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
-  await claimDataDir(options.dataDir, layout.serverFile)
-  const logDir = join(options.dataDir, 'logs')
-  privateDir(logDir)
-  const logger = pino(
-    { level: process.env.UBA_DESK_LOG_LEVEL ?? 'info', redact: ['req.headers.token', 'req.headers.xtoken', 'req.headers.appkey'] },
-    pino.destination({ dest: join(logDir, 'server.log'), sync: false, mkdir: true, mode: 0o600 }),
-  )
+  await claimDataDir(options.dataDir)
+  const { logger, file: logFile } = openServerLog(options.dataDir)
   // handlers first: a signal that arrives while starting or right after the announcement must
   // still shut down cleanly (without a listener, Node dies on the spot)
   let starting: Promise<RunningApp> | undefined
@@ -86,7 +69,7 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
       const app = await starting?.catch(() => undefined)
       await app?.close()
     } finally {
-      rmSync(layout.serverFile, { force: true })
+      removeServerFile(options.dataDir)
       logger.flush()
       process.exit(0)
     }
@@ -107,7 +90,7 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
   const app = await starting
   // a signal during start-up closes the app as soon as it is up; nothing to announce then
   if (stopping) return app
-  writeFileSync(layout.serverFile, JSON.stringify({ url: app.url, pid: process.pid, ...(app.collectorUrl ? { collectorUrl: app.collectorUrl } : {}) }, null, 2) + '\n', { mode: 0o600 })
+  writeServerFile(options.dataDir, { url: app.url, pid: process.pid, collectorUrl: app.collectorUrl })
   console.log(`listening on ${app.url}`)
   const collector = app.collectorListener.state()
   if (collector.listening) {
@@ -115,7 +98,7 @@ export async function serve(options: ServeOptions): Promise<RunningApp> {
     for (const url of collector.urls) console.log(`  SDK upload address: ${url}`)
   }
   console.log(`data folder: ${options.dataDir}`)
-  console.log(`log: ${join(logDir, 'server.log')}`)
+  console.log(`log: ${logFile}`)
   return app
 }
 

@@ -1,17 +1,20 @@
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, session as electronSession, shell, type WebFrameMain } from 'electron'
-import { startApp, type RunningApp } from './app'
+import { chooseImportFile, saveExport, type DialogSeam } from './desktop/dialogs'
+import { openDesktopDoor, type DesktopDoor } from './desktop/door'
 import { CHANNELS, type DeskSession } from './preload/bridge'
+import { openServerLog } from './serverLog'
 
 /**
- * The desktop door: starts the server in-process on loopback and shows the renderer in a locked-down
- * window. No business logic lives here; the renderer talks to the same HTTP API as any other tool.
+ * The desktop door: starts the server in-process on loopback (desktop/door.ts: the stable port,
+ * server.json, refusing a folder another server holds) and shows the renderer in a locked-down
+ * window. Only Electron's side lives here; the renderer talks to the same HTTP API as any other tool.
  */
 
 /** Set by electron-vite dev: the renderer's dev server, which hot-reloads. */
 const devRendererUrl = process.env.ELECTRON_RENDERER_URL
 
-let running: RunningApp | undefined
+let door: DesktopDoor | undefined
 let mainWindow: BrowserWindow | undefined
 let deskSession: DeskSession | undefined
 /** The only origin the window may show: the in-process server's, or the dev server's. */
@@ -74,6 +77,12 @@ function createWindow(url: string): BrowserWindow {
   return win
 }
 
+/** Electron's dialogs, attached to the window (modal) while there is one. */
+const dialogs: DialogSeam = {
+  showOpenDialog: (options) => (mainWindow ? dialog.showOpenDialog(mainWindow, options) : dialog.showOpenDialog(options)),
+  showSaveDialog: (options) => (mainWindow ? dialog.showSaveDialog(mainWindow, options) : dialog.showSaveDialog(options)),
+}
+
 function installIpc(): void {
   ipcMain.on(CHANNELS.session, (event) => {
     event.returnValue = isAppFrame(event.senderFrame) ? (deskSession ?? null) : null
@@ -83,38 +92,44 @@ function installIpc(): void {
     if (typeof url !== 'string') throw new Error('not a URL')
     await openExternal(url)
   })
+  ipcMain.handle(CHANNELS.chooseImportFile, async (event) => {
+    if (!isAppFrame(event.senderFrame) || !door) throw new Error('refused')
+    return chooseImportFile(dialogs, door.running.ctx)
+  })
+  ipcMain.handle(CHANNELS.saveFile, async (event, name: unknown, data: unknown) => {
+    if (!isAppFrame(event.senderFrame)) throw new Error('refused')
+    return saveExport(dialogs, name, data, app.getPath('downloads'))
+  })
 }
 
 async function start(): Promise<void> {
-  running = await startApp({
-    dataDir: app.getPath('userData'),
-    host: '127.0.0.1',
-    port: 0,
+  const dataDir = app.getPath('userData')
+  door = await openDesktopDoor({
+    dataDir,
     uiDir: join(import.meta.dirname, '../renderer'),
     extraOrigins: devRendererUrl ? [new URL(devRendererUrl).origin] : [],
+    logger: openServerLog(dataDir).logger,
   })
-  const creds = running.credentials()
-  const first = creds.projects[0]
-  deskSession = { apiBase: running.url, xtoken: creds.xtoken, appKey: first?.appKey ?? '', token: first?.token ?? '' }
-  appOrigin = new URL(devRendererUrl ?? running.url).origin
+  deskSession = door.session
+  appOrigin = new URL(devRendererUrl ?? door.running.url).origin
 
   // the renderer needs nothing but writing to the clipboard (Copy buttons)
   electronSession.defaultSession.setPermissionRequestHandler((_webContents, permission, callback) =>
     callback(permission === 'clipboard-sanitized-write'),
   )
   installIpc()
-  mainWindow = createWindow(devRendererUrl ?? `${running.url}/`)
+  mainWindow = createWindow(devRendererUrl ?? `${door.running.url}/`)
 }
 
 let quitState: 'running' | 'closing' | 'closed' = 'running'
 
 // Let running requests finish and close both databases before the process ends.
 app.on('before-quit', (event) => {
-  if (quitState === 'closed' || !running) return
+  if (quitState === 'closed' || !door) return
   event.preventDefault()
   if (quitState === 'closing') return
   quitState = 'closing'
-  running
+  door
     .close()
     .catch((err: unknown) => dialog.showErrorBox('UBA Desk did not shut down cleanly', String(err)))
     .finally(() => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { dataLayout } from './paths'
 
@@ -7,6 +7,9 @@ import { dataLayout } from './paths'
  * file behind, and the system may give its pid to another process later; so a live pid alone does
  * not make a server: its URL's /health must answer and name this same data folder.
  */
+
+/** The port both doors (the desktop app and `serve`) listen on unless told otherwise. */
+export const DEFAULT_PORT = 5177
 
 export interface ServerInfo {
   url: string
@@ -60,4 +63,30 @@ export async function servingServer(dataDir: string): Promise<ServerInfo | null>
   } catch {
     return null
   }
+}
+
+/** The message that names the server already serving a data folder. */
+export function servedMessage(other: ServerInfo): string {
+  return `another UBA Desk server (pid ${other.pid}) already serves this data folder at ${other.url}`
+}
+
+/**
+ * Refuses to start over a data folder that a live server already serves (its DuckDB files are
+ * locked); a server.json left by a crash, whose pid may now be another program's, is removed.
+ */
+export async function claimDataDir(dataDir: string): Promise<void> {
+  const other = await servingServer(dataDir)
+  if (other) throw new Error(servedMessage(other))
+  rmSync(dataLayout(dataDir).serverFile, { force: true })
+}
+
+/** Announces a started server to local tools: `{url, pid[, collectorUrl]}`, readable by this user only. */
+export function writeServerFile(dataDir: string, info: ServerInfo & { collectorUrl?: string }): void {
+  const { url, pid, collectorUrl } = info
+  writeFileSync(dataLayout(dataDir).serverFile, JSON.stringify({ url, pid, ...(collectorUrl ? { collectorUrl } : {}) }, null, 2) + '\n', { mode: 0o600 })
+}
+
+/** Withdraws the announcement at a clean stop. */
+export function removeServerFile(dataDir: string): void {
+  rmSync(dataLayout(dataDir).serverFile, { force: true })
 }

@@ -13,6 +13,8 @@ export interface DomainContext {
   dataDir: string
   /** Folders imports by path may read besides the setting's, for this run (`serve --import-root`). */
   importRoots?: string[]
+  /** Files the user chose in the desktop app's open dialog during this run (real paths): importable by path too. */
+  chosenFiles?: Set<string>
 }
 
 /** The account that performs an operation (`loginUser`), or null when the API itself does. */

@@ -12,13 +12,27 @@ export interface DeskSession {
   readonly token: string
 }
 
+/** A local file the user chose in the native open dialog; the server may now import it by path. */
+export interface ChosenLocalFile {
+  readonly path: string
+  /** The file's own name, for the screen. */
+  readonly name: string
+  readonly size: number
+}
+
 /** The one object the preload exposes to the renderer, as `window.ubaDesk`. */
 export interface UbaDeskBridge extends DeskSession {
   /** Opens an http(s) link in the user's browser; the main process refuses anything else. */
   openExternal(url: string): Promise<void>
+  /** The native open dialog for a file to import; null when the user cancels. */
+  chooseImportFile(): Promise<ChosenLocalFile | null>
+  /** The native save dialog for an export, then writes `data` where the user said; false when cancelled. */
+  saveFile(name: string, data: Uint8Array): Promise<boolean>
 }
 
 export const CHANNELS = {
   session: 'uba-desk:session',
   openExternal: 'uba-desk:open-external',
+  chooseImportFile: 'uba-desk:choose-import-file',
+  saveFile: 'uba-desk:save-file',
 } as const

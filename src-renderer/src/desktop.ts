@@ -1,3 +1,5 @@
+import type { ChosenLocalFile } from '../../src-main/preload/bridge'
+
 /**
  * The few things that differ between the desktop app and a plain browser tab.
  */
@@ -36,11 +38,12 @@ export async function copyText(text: string): Promise<boolean> {
 }
 
 /**
- * Saves a file the app produced (an export) through the download path: the desktop app asks where
- * to save it, a browser puts it in its downloads. The name is reduced to a plain file name.
+ * Saves a file the app produced (an export): the desktop app's native save dialog, or a browser's
+ * downloads. The name is reduced to a plain file name. Resolves false when the user cancelled.
  */
-export function saveFile(data: Blob, name: string): void {
+export async function saveFile(data: Blob, name: string): Promise<boolean> {
   const safeName = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').replace(/^\.+/, '') || 'export'
+  if (window.ubaDesk) return window.ubaDesk.saveFile(safeName, new Uint8Array(await data.arrayBuffer()))
   const url = URL.createObjectURL(data)
   const link = document.createElement('a')
   link.href = url
@@ -51,4 +54,13 @@ export function saveFile(data: Blob, name: string): void {
   link.remove()
   // the download has taken its copy once the click has been handled
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  return true
+}
+
+/** The desktop app reads files to import where they are (native open dialog); a browser uploads them. */
+export const readsLocalFiles = (): boolean => window.ubaDesk !== undefined
+
+/** The native open dialog (desktop app only): the chosen file's path, name and size, or null. */
+export async function chooseLocalFile(): Promise<ChosenLocalFile | null> {
+  return window.ubaDesk ? window.ubaDesk.chooseImportFile() : null
 }

@@ -103,7 +103,7 @@ describe('importing a CSV of events', () => {
       [1, 'xwho', 'is missing'],
       [2, 'xwho', 'is longer than 254 characters'],
       [3, 'xwhat', 'is missing'],
-      [4, 'xwhat', 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters'],
+      [4, 'xwhat', 'must be an SDK event id (a letter or $ first, then letters, digits, _ and $, at most 99 characters) or a plan id (letters, digits and _, not a digit first, at most 100 characters)'],
       [5, 'xwhen', 'is not a time (epoch ms or s, ISO 8601, yyyy-MM-dd HH:mm:ss or yyyy-MM-dd)'],
       [6, 'xwhen', 'is not a time (epoch ms or s, ISO 8601, yyyy-MM-dd HH:mm:ss or yyyy-MM-dd)'],
     ])

@@ -232,11 +232,14 @@ function checkParams(operator: OperatorSpec, params: unknown[], path: string): P
       return params as string[]
     }
     case 'relativeTime':
+      // the counts may come as decimal strings ("7"), as the platform reads them
+      params = [numeric(params[0]), ...params.slice(1)]
       if (params.length !== 3 || !isWhole(params[0]) || !isUnit(params[1]) || !(TIME_DIRECTIONS as readonly unknown[]).includes(params[2])) {
         throw fail(`[n, unit, "within" | "before"] with n a whole number >= 0 and unit one of ${TIME_UNITS.join(', ')}`)
       }
       return [params[0], (params[1] as string).toLowerCase(), params[2] as string]
     case 'relativeRange':
+      params = [numeric(params[0]), numeric(params[1]), ...params.slice(2)]
       if (params.length !== 3 || !isWhole(params[0]) || !isWhole(params[1]) || params[0] < params[1] || !isUnit(params[2])) {
         throw fail(`[from, to, unit] with whole numbers from >= to >= 0 and unit one of ${TIME_UNITS.join(', ')}`)
       }

@@ -72,6 +72,17 @@ function inside(file: string, folder: string): boolean {
 }
 
 /**
+ * A file the user chose in the desktop app's native open dialog: importable by path for this run,
+ * wherever it lies (that choice is the user's permission, as an upload would be). Only the main
+ * process calls this, with the dialog's answer; the API has no way to add a file.
+ */
+export function allowChosenFile(ctx: DomainContext, path: string): string {
+  const file = checkedPath(real(path) ?? path)
+  ;(ctx.chosenFiles ??= new Set()).add(file)
+  return file
+}
+
+/**
  * The file an import by `path` may read: under an allowed folder once links are resolved, else a
  * 400 naming path. A path outside them is refused whether a file is there or not.
  */
@@ -80,7 +91,7 @@ export function importablePath(ctx: DomainContext, value: unknown): string {
   const { roots, commandLine } = importRoots(ctx)
   const folders = [...roots, ...commandLine].map(real).filter((f): f is string => f !== null)
   const file = real(value) ?? resolve(value)
-  if (!folders.some((folder) => inside(file, folder))) {
+  if (!ctx.chosenFiles?.has(file) && !folders.some((folder) => inside(file, folder))) {
     throw badParam(
       'path',
       `path ${value} is outside the folders imports may read (${[...roots, ...commandLine].join(', ') || 'none'}): add its folder in Settings (Import folders) or with serve --import-root, or upload the file`,

@@ -93,18 +93,37 @@ export function notesList(checks: Check[], first?: string): string {
   return `CASE WHEN ${any} THEN list_filter([${arms.join(', ')}], x -> x IS NOT NULL) END`
 }
 
+/** The SDK's event id (spec-notes): a letter or $ first, at most 99 characters. */
+const SDK_EVENT_ID = `'[A-Za-z$][A-Za-z0-9_$]{0,98}'`
+/** A plan id (part 8): letters, digits and _, not a digit first, at most 100 (`_checkout_v2`). */
+const PLAN_EVENT_ID = `'[A-Za-z_][A-Za-z0-9_]{0,99}'`
+
+/**
+ * Which event ids a load takes: `sdk`, the SDK's rule, for records the SDKs send to the collector;
+ * `plan`, for imported files, the SDK's ids and the plan's too, so that an event the plan may hold
+ * (`_checkout_v2`) can be imported.
+ */
+export type EventIdRule = 'sdk' | 'plan'
+
+function eventIdCheck(xwhat: string, rule: EventIdRule): Check {
+  if (rule === 'sdk') {
+    return { when: `NOT regexp_full_match(${xwhat}, ${SDK_EVENT_ID})`, property: 'xwhat', value: xwhat, reason: 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters' }
+  }
+  return {
+    when: `NOT (regexp_full_match(${xwhat}, ${SDK_EVENT_ID}) OR regexp_full_match(${xwhat}, ${PLAN_EVENT_ID}))`,
+    property: 'xwhat',
+    value: xwhat,
+    reason: 'must be an SDK event id (a letter or $ first, then letters, digits, _ and $, at most 99 characters) or a plan id (letters, digits and _, not a digit first, at most 100 characters)',
+  }
+}
+
 /** The checks every record goes through: user id, event id, time (spec-notes limits). */
-export function identityChecks(xwho: string, xwhat: string, xwhen: string, xwhenRaw: string): Check[] {
+export function identityChecks(xwho: string, xwhat: string, xwhen: string, xwhenRaw: string, eventIds: EventIdRule): Check[] {
   return [
     { when: `${xwho} IS NULL OR ${xwho} = ''`, property: 'xwho', value: "''", reason: 'is missing' },
     { when: `length(${xwho}) > 254`, property: 'xwho', value: xwho, reason: 'is longer than 254 characters' },
     { when: `${xwhat} IS NULL OR ${xwhat} = ''`, property: 'xwhat', value: "''", reason: 'is missing' },
-    {
-      when: `NOT regexp_full_match(${xwhat}, '[A-Za-z$][A-Za-z0-9_$]{0,98}')`,
-      property: 'xwhat',
-      value: xwhat,
-      reason: 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters',
-    },
+    eventIdCheck(xwhat, eventIds),
     { when: `${xwhen} IS NULL`, property: 'xwhen', value: `COALESCE(${xwhenRaw}, '')`, reason: 'is not a time (epoch ms or s, ISO 8601, yyyy-MM-dd HH:mm:ss or yyyy-MM-dd)' },
   ]
 }

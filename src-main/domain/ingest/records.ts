@@ -255,7 +255,8 @@ function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: strin
   const kind = 'json_type(TRY_CAST(line AS JSON))'
   const xcKind = "try(json_type(line, '$.xcontext'))"
   const k = keyChecks(KEYS)
-  const identity = identityChecks('xwho', 'xwhat', 'xwhen', "CAST(j_xwhen AS JSON)->>'$'")
+  // read leniently means sent by an SDK (the collector): the SDK's event ids; a file may hold the plan's too
+  const identity = identityChecks('xwho', 'xwhat', 'xwhen', "CAST(j_xwhen AS JSON)->>'$'", lenient ? 'sdk' : 'plan')
   const properties: Check[] = [
     ...event.flatMap(({ p, v }) => propertyChecks(p, v, IS_EVENT)),
     ...user.flatMap(({ p, v }) => propertyChecks(p, v, IS_VALUE_OP)),

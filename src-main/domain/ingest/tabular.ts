@@ -148,7 +148,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
   const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_rows')).getRows()[0][0]))
-  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
+  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
   await unordered(conn, () =>
     conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
       SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,

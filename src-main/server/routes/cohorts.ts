@@ -16,6 +16,7 @@ import {
   fileCohortBody,
   needMoreQuery,
   newCohortBody,
+  documentedCohortBody,
   QUOTA_NOTE,
   USER_OBJECT,
   usersBody,
@@ -61,7 +62,7 @@ export default async function cohortRoutes(app: FastifyInstance, ctx: DomainCont
   const tags = ['cohorts']
 
   app.post<{ Body: NewCohort }>('/uba/api/cohort', {
-    config,
+    config: { ...config, documentedBody: documentedCohortBody },
     schema: {
       tags,
       summary: 'Create a cohort from rules',

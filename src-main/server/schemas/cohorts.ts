@@ -3,6 +3,7 @@ import { MAX_FILE_BYTES } from '../../domain/cohorts/sheet'
 import { DEFAULT_QUOTA, NAME_MAX, QUOTA_KEY } from '../../domain/cohorts/store'
 import { RULE_LIMITS } from '../../domain/cohorts/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
+import { filterRequest } from './analysis/requests'
 import { exportFormatField } from './sql'
 
 /** JSON schemas of cohorts (spec 2.6, 3.3, 4.5, 8). The rule content is checked by the domain, which names exact paths. */
@@ -162,3 +163,47 @@ export const exportBody = {
 } as const
 
 export const USER_OBJECT = `Each user is a flat object: the requested user properties (null when empty), then distinct_id and xwho, then \`tag.<code>\` for each requested tag (null where the user has no value at that version). Datetimes read yyyy-MM-dd HH:mm:ss; a masked property (plan masking 1) reads "******" where it has a value. Users come in distinct_id order.`
+
+const ruleParams = { type: 'array', items: { type: ['string', 'number'] }, description: 'The operator\'s values (RANGE: two).' } as const
+
+/** One rule of a group: a user property rule or an event rule (see the content description). */
+const cohortRule = {
+  type: 'object',
+  required: ['type', 'expression', 'function'],
+  properties: {
+    type: { type: 'string', enum: ['user', 'event'], description: 'user: a profile property now; event: what the user did in a window of days.' },
+    expression: { type: 'string', description: 'user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE).' },
+    aggregator: { type: 'string', enum: ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'], description: 'Event rules only.' },
+    function: { type: 'string', description: 'An operator that fits the type (user rules) or a numeric one (event rules).' },
+    params: ruleParams,
+    eventAbsoluteTimeParams: { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2, description: 'Event rules: [first day, last day], inclusive.' },
+    eventRelativeTimeParam: { type: 'string', description: 'Event rules: "<n>,<m>,day" or "<n> day".' },
+    filter: filterRequest,
+  },
+} as const
+
+/** The rule content as /openapi.json shows it, for generated clients; the domain checks it (naming exact paths). */
+export const cohortContentSchema = {
+  type: 'object',
+  required: ['ruleGroup'],
+  description: CONTENT_RULES,
+  properties: {
+    ruleGroup: {
+      type: 'array',
+      minItems: 1,
+      maxItems: RULE_LIMITS.groups,
+      items: {
+        type: 'object',
+        required: ['rules'],
+        properties: {
+          relation: { type: 'string', enum: ['AND', 'OR'], description: 'Between the rules of the group (default AND).' },
+          rules: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.rulesPerGroup, items: cohortRule },
+        },
+      },
+    },
+    relations: { type: 'array', items: { type: 'string', enum: ['AND', 'AND_NOT'] }, description: 'Between the groups, left to right.' },
+  },
+} as const
+
+/** POST /uba/api/cohort as published: the content with its real schema (validation stays with the domain). */
+export const documentedCohortBody = { ...newCohortBody, properties: { ...newCohortBody.properties, content: cohortContentSchema } } as const

@@ -18,7 +18,7 @@ export const importFieldsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    path: { type: 'string', minLength: 1, description: 'Absolute path of a local file (JSON body only), under the folders imports may read (GET /uba/manage/enterprise/settings/importRoots; default the home and temp folders); links are resolved first. Another path is a 400 naming path.' },
+    path: { type: 'string', minLength: 1, description: 'Absolute path of a local file (JSON body only), under the folders imports may read (GET /uba/manage/enterprise/settings/importRoots; default the home and temp folders), or a file the user chose in the desktop app’s open dialog during this run; links are resolved first. Another path is a 400 naming path.' },
     format: { type: 'string', enum: ['json', 'csv', 'tsv', 'parquet', 'excel'] },
     kind: { type: 'string', enum: ['events', 'profiles'], default: 'events' },
     mapping: mappingSchema,

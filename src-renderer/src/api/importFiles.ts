@@ -1,9 +1,16 @@
-import type { ProjectAuth } from './http'
+import type { ChosenLocalFile } from '../../../src-main/preload/bridge'
+import { request, type ProjectAuth } from './http'
 import type { ImportJob, Rejection } from './importJobs'
 import type { DataType } from './schema'
 import { postForm, type UploadOptions } from './upload'
 
 /** File imports (UBA Desk addition, see /docs): a preview that writes nothing, and import jobs. */
+
+/**
+ * A file to import: a browser's File, which is uploaded, or a file the desktop app's open dialog
+ * chose, which the server reads where it is (by path).
+ */
+export type ImportSource = File | ChosenLocalFile
 
 export type FileFormat = 'json' | 'csv' | 'tsv' | 'parquet' | 'excel'
 export type ImportKind = 'events' | 'profiles'
@@ -118,12 +125,22 @@ function formOf(file: File, options: ImportOptions): FormData {
   return form
 }
 
-export function previewImport(auth: ProjectAuth, file: File, options: ImportOptions, rows = 20, upload: UploadOptions = {}): Promise<ImportPreview> {
-  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet, delimiter: options.delimiter, decimal: options.decimal }
-  return postForm<ImportPreview>(auth, `/uba/api/import/preview?rows=${rows}`, formOf(file, fields), upload)
+/** The JSON body of an import by path: the same fields as the form, the mapping as an object. */
+function bodyOf(path: string, options: ImportOptions): Record<string, unknown> {
+  const { mapping, ...rest } = options
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined && value !== ''))
+  return { ...fields, ...(mapping && Object.keys(mapping).length > 0 ? { mapping } : {}), path }
 }
 
-/** Uploads the file and queues its import; the job is followed with GET .../jobs/{id}. */
-export function startImport(auth: ProjectAuth, file: File, options: ImportOptions, upload: UploadOptions = {}): Promise<ImportJob> {
-  return postForm<ImportJob>(auth, '/uba/api/import/jobs', formOf(file, options), upload)
+export function previewImport(auth: ProjectAuth, source: ImportSource, options: ImportOptions, rows = 20, upload: UploadOptions = {}): Promise<ImportPreview> {
+  const fields = { format: options.format, kind: options.kind, mapping: options.mapping, sheet: options.sheet, delimiter: options.delimiter, decimal: options.decimal }
+  const path = `/uba/api/import/preview?rows=${rows}`
+  if (!(source instanceof File)) return request<ImportPreview>(auth, 'POST', path, bodyOf(source.path, fields))
+  return postForm<ImportPreview>(auth, path, formOf(source, fields), upload)
+}
+
+/** Queues the file's import (uploading it first, unless the server reads it where it is); follow the job with GET .../jobs/{id}. */
+export function startImport(auth: ProjectAuth, source: ImportSource, options: ImportOptions, upload: UploadOptions = {}): Promise<ImportJob> {
+  if (!(source instanceof File)) return request<ImportJob>(auth, 'POST', '/uba/api/import/jobs', bodyOf(source.path, options))
+  return postForm<ImportJob>(auth, '/uba/api/import/jobs', formOf(source, options), upload)
 }

@@ -199,7 +199,7 @@ export const useCohortStore = defineStore('cohorts', () => {
     if (download.value?.state === 'running') return
     const auth = session.projectAuth
     const file = await startExport({ format }, (signal) => exportCohortMembers(auth, { cohortCode: cohort.code, properties }, format, { signal }))
-    if (file) saveFile(file, `${cohort.name}.${format === 'csv' ? 'csv' : 'jsonl'}`)
+    if (file) await saveFile(file, `${cohort.name}.${format === 'csv' ? 'csv' : 'jsonl'}`)
   }
 
   function clearMembers(): void {

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowRef } from 'vue'
 import {
-  formatOfName, previewImport, previewPart, startImport, type ImportKind, type ImportMapping, type ImportPreview,
+  formatOfName, previewImport, previewPart, startImport, type ImportKind, type ImportMapping, type ImportPreview, type ImportSource,
 } from '../api/importFiles'
 import type { UploadProgress } from '../api/upload'
 import type { DataType } from '../api/schema'
@@ -38,7 +38,8 @@ export const useImportStore = defineStore('import', () => {
   const session = useSessionStore()
   const jobs = useImportJobsStore()
 
-  const file = shallowRef<File | null>(null)
+  /** An uploaded File, or in the desktop app a file chosen in the open dialog (read where it is). */
+  const file = shallowRef<ImportSource | null>(null)
   const kind = ref<ImportKind>('events')
   const sheet = ref('')
   /** The separator the user chose for a CSV file; empty: the one the server detects. */
@@ -56,7 +57,7 @@ export const useImportStore = defineStore('import', () => {
   const starting = ref(false)
   const startError = ref<Error | null>(null)
 
-  let part: Promise<File> | null = null
+  let part: Promise<ImportSource> | null = null
   let seq = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   let uploadAbort: AbortController | null = null
@@ -105,7 +106,7 @@ export const useImportStore = defineStore('import', () => {
     previewState.value = 'loading'
     previewError.value = null
     try {
-      part ??= previewPart(chosen)
+      part ??= chosen instanceof File ? previewPart(chosen) : Promise.resolve(chosen)
       const options = {
         kind: kind.value, sheet: sheet.value || undefined, delimiter: delimiter.value || undefined, decimal: tabularText() ? decimal.value : undefined,
         format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping(),
@@ -131,7 +132,7 @@ export const useImportStore = defineStore('import', () => {
     timer = setTimeout(() => void runPreview(guess), PREVIEW_DELAY_MS)
   }
 
-  function choose(next: File): void {
+  function choose(next: ImportSource): void {
     reset()
     file.value = next
     void runPreview(true)
@@ -167,7 +168,8 @@ export const useImportStore = defineStore('import', () => {
     const auth = session.projectAuth
     starting.value = true
     startError.value = null
-    upload.value = { loaded: 0, total: chosen.size }
+    // a file read where it is has nothing to upload
+    upload.value = chosen instanceof File ? { loaded: 0, total: chosen.size } : null
     uploadAbort = new AbortController()
     try {
       // the separator the preview was read with, so that the import reads the columns it showed

@@ -1,23 +1,15 @@
-/** Saves a file from the page: a download in a browser, the save dialog in the desktop app. */
-function save(filename: string, href: string): void {
-  const link = document.createElement('a')
-  link.href = href
-  link.download = filename
-  link.rel = 'noopener'
-  document.body.appendChild(link)
-  link.click()
-  link.remove()
-}
+import { saveFile } from '../../../desktop'
 
+/** Saves a file from the page: a download in a browser, the native save dialog in the desktop app. */
 export function downloadText(filename: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  save(filename, url)
-  // the download reads the blob right away; the URL is let go a little later
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  void saveFile(new Blob([text], { type }), filename)
 }
 
+/** A base64 data URL (the chart's PNG) as a file. */
 export function downloadDataUrl(filename: string, dataUrl: string): void {
-  save(filename, dataUrl)
+  const [head, body = ''] = dataUrl.split(',', 2)
+  const bytes = Uint8Array.from(atob(body), (c) => c.charCodeAt(0))
+  void saveFile(new Blob([bytes], { type: /^data:([^;,]+)/.exec(head)?.[1] ?? 'application/octet-stream' }), filename)
 }
 
 /** A file name from a title: letters, digits and dashes. */
