@@ -128,7 +128,13 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
         const found = await batchProblems(conn)
         logBatchProblems(ctx.meta, appKey, found)
         return { ...done, found }
-      }), LOCK_WAIT_MS)
+      }), LOCK_WAIT_MS).catch((err: unknown) => {
+      // the warehouse's memory limit (SET memory_limit) is the user's setting: too large for it is the upload's size
+      if (err instanceof Error && err.message.startsWith('Out of Memory Error')) {
+        throw new AppError(413, 413, `project ${appKey} has too little warehouse memory to store this upload at once; send it in smaller batches`, ['body'])
+      }
+      throw err
+    })
     result.stored += loaded.eventsWritten + loaded.profilesChanged
     result.rejected += loaded.rowsRejected
     result.debug += loaded.debugSkipped
