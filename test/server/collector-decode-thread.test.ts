@@ -76,10 +76,13 @@ describe('the decode threads', () => {
       worker.postMessage({ id: 1, request: { query: 'appid=q', body: zipped, contentEncoding: 'gzip' } })
       worker.postMessage({ id: 2, request: { query: '', body: Buffer.from('[1,2]') } })
       await all
-      expect(replies.get(1)).toEqual({
-        id: 1,
-        upload: { appid: 'q', records: [{ appid: 'a', text: '{"appid":"a","xwho":"u","xwhat":"e","xwhen":1}' }, { appid: null, text: '{"xwho":"v"}' }] },
-      })
+      // the texts come back end to end in one transferred buffer
+      const first = '{"appid":"a","xwho":"u","xwhat":"e","xwhen":1}'
+      const packed = (replies.get(1) as { packed: { appid: string; appids: unknown[]; bytes: Uint8Array; ends: Uint32Array } }).packed
+      expect(packed.appid).toBe('q')
+      expect(packed.appids).toEqual(['a', null])
+      expect(Buffer.from(packed.bytes).toString('utf8')).toBe(`${first}{"xwho":"v"}`)
+      expect([...packed.ends]).toEqual([first.length, first.length + '{"xwho":"v"}'.length])
       expect(replies.get(2)).toEqual({ id: 2, refusal: { status: 400, code: 400, message: 'record 1 of the upload is not an object', data: ['body'] } })
     } finally {
       await worker.terminate()
