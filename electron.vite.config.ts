@@ -16,7 +16,8 @@ export default defineConfig({
       // external: native modules cannot be bundled and electron-builder ships node_modules anyway
       externalizeDeps: true,
       rolldownOptions: {
-        input: { index: resolve(root, 'src-main/main.ts') },
+        // the collector's decode thread (decodePool.ts) loads this file beside index.js
+        input: { index: resolve(root, 'src-main/main.ts'), uploadDecodeWorker: resolve(root, 'src-main/domain/ingest/uploadDecodeWorker.ts') },
       },
     },
   },

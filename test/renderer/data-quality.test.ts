@@ -70,4 +70,36 @@ describe('Import view: data quality', () => {
     expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.total).toBe(0)
     expect(problems).toEqual([])
   })
+
+  it('shows records that named no known project, by appid, and clears them', async () => {
+    const appKey = server.project.appKey
+    const rec = (appid: string | undefined, xwho: string) => ({ ...(appid ? { appid } : {}), xwho, xwhat: 'open', xwhen: 1717200000000, xcontext: PRESETS })
+    const res = await upload([rec('shpo', 'a1'), rec('shpo', 'a2'), rec(undefined, 'a3')])
+    expect(res.body).toMatchObject({ received: 3, stored: 0, rejected: 3 })
+
+    const { page, problems } = await openView(browser, server, 'Import')
+    await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
+    const card = page.getByTestId('data-quality')
+    await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
+    const unknown = card.getByTestId('data-quality-unknown')
+    await unknown.getByText('3 records named an appid that no project here has').waitFor()
+    const appids = unknown.getByTestId('data-quality-unknown-appids')
+    await appids.getByText('shpo', { exact: true }).waitFor()
+    await appids.getByText('2 records in 1 upload').waitFor()
+    await appids.getByText('(none named)').waitFor()
+    expect(await appids.getByText('4.5.1', { exact: true }).count()).toBe(2)
+    await appids.getByText('"xwho":"a2"', { exact: false }).waitFor()
+    // no project's own problems: their tables are not shown
+    expect(await card.getByTestId('data-quality-counts').count()).toBe(0)
+    await card.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(RESULTS, 'import-data-quality-unknown.png'), fullPage: true })
+    await page.screenshot({ path: '/tmp/import-data-quality-unknown.png', fullPage: true })
+
+    await card.getByTestId('data-quality-clear').click()
+    await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
+    await card.getByText('Nothing refused or left out').waitFor()
+    await page.waitForFunction(`!document.querySelector('[data-testid="nav-quality-badge"]')`)
+    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.unknownProjects).toBeUndefined()
+    expect(problems).toEqual([])
+  })
 })

@@ -8,6 +8,7 @@ import { normalize } from './importer'
 import { loadNorm, type LoadResult, type Rejection } from './load'
 import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
 import { stageRecordTexts } from './stage'
+import { logUnknownAppids } from './unknownProjects'
 import type { DecodedUpload } from './uploadDecode'
 import { withWriteLock } from '../writeLock'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
@@ -53,13 +54,16 @@ export interface UploadSource {
  * `appid` (the browser and Node SDKs put it there). A record whose `appid` differs from the
  * address's follows its own, and the reply says so once per such appid.
  */
-function routeRecords(upload: DecodedUpload, problems: Rejection[], notes: Rejection[]): Map<string, { index: number; text: string }[]> {
+function routeRecords(upload: DecodedUpload, problems: Rejection[], notes: Rejection[], unknown: Map<string | null, string[]>): Map<string, { index: number; text: string }[]> {
   const byProject = new Map<string, { index: number; text: string }[]>()
   const differing = new Set<string>()
   upload.records.forEach((record, i) => {
     const appid = record.appid ?? upload.appid
     if (appid === null) {
       problems.push({ row: i + 1, property: 'appid', value: null, reason: 'is missing: it names the project' })
+      const none = unknown.get(null) ?? []
+      none.push(record.text)
+      unknown.set(null, none)
       return
     }
     if (upload.appid !== null && record.appid !== null && record.appid !== upload.appid && !differing.has(record.appid)) {
@@ -76,7 +80,8 @@ function routeRecords(upload: DecodedUpload, problems: Rejection[], notes: Rejec
 export async function collect(ctx: DomainContext, upload: DecodedUpload, source: UploadSource = {}): Promise<CollectResult> {
   const problems: Rejection[] = []
   const notes: Rejection[] = []
-  const byProject = routeRecords(upload, problems, notes)
+  const unknown = new Map<string | null, string[]>()
+  const byProject = routeRecords(upload, problems, notes, unknown)
   // every target project must accept data before anything is stored
   const projects = [...byProject.keys()].map((appKey) => {
     const row = ctx.meta.prepare('SELECT status, stream, time_zone FROM projects WHERE app_key = ?').get(appKey) as
@@ -87,11 +92,14 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
   for (const { appKey, row } of projects) {
     if (!row || row.status !== ProjectStatus.normal) {
       for (const r of byProject.get(appKey)!) problems.push({ row: r.index, property: 'appid', value: appKey, reason: 'names no project' })
+      unknown.set(appKey, byProject.get(appKey)!.map((r) => r.text))
       byProject.delete(appKey)
     } else if (!originMayUpload(ctx.meta, appKey, source.origin)) {
       throw new AppError(400, 400, `project ${appKey} does not accept uploads from the web origin ${source.origin || '(not named by the browser)'} (its allowed origins: POST /uba/manage/enterprise/projects/${appKey}/collector)`, ['Origin'])
     }
   }
+  // no project's log can hold these: the server-wide one does, shown in every project's log
+  logUnknownAppids(ctx.meta, unknown)
   // the developer sees the refused uploads of every stopped project in its problem log
   const stopped = projects.filter(({ appKey, row }) => row && byProject.has(appKey) && row.stream !== StreamState.started)
   for (const { appKey } of stopped) logRefusedUpload(ctx.meta, appKey, byProject.get(appKey)!.length)
@@ -120,7 +128,13 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
         const found = await batchProblems(conn)
         logBatchProblems(ctx.meta, appKey, found)
         return { ...done, found }
-      }), LOCK_WAIT_MS)
+      }), LOCK_WAIT_MS).catch((err: unknown) => {
+      // the warehouse's memory limit (SET memory_limit) is the user's setting: too large for it is the upload's size
+      if (err instanceof Error && err.message.startsWith('Out of Memory Error')) {
+        throw new AppError(413, 413, `project ${appKey} has too little warehouse memory to store this upload at once; send it in smaller batches`, ['body'])
+      }
+      throw err
+    })
     result.stored += loaded.eventsWritten + loaded.profilesChanged
     result.rejected += loaded.rowsRejected
     result.debug += loaded.debugSkipped

@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { AppError } from '../errors'
 import { testPause } from '../testPause'
-import { addColumns, propertyColumns } from '../schema/columns'
+import { addColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
-import { column } from '../schema/types'
+import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS } from '../schema/types'
 import { identifyUsers, settleMerges, type AliasOutcome, type AliasProblem } from './alias'
 import { ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
@@ -107,6 +107,23 @@ async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: Pro
 }
 
 /**
+ * The property columns of both tables in one catalog read: information_schema.columns is a view
+ * over every table, and read twice it cost a collector upload of 50 records about a tenth of its time.
+ */
+async function propertyColumnNames(conn: DuckDBConnection): Promise<{ eventColumns: Set<string>; profileColumns: Set<string> }> {
+  const reader = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns()
+    WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN ('event_vd', 'profile_vd')`)
+  const eventColumns = new Set<string>()
+  const profileColumns = new Set<string>()
+  for (const [table, name] of reader.getRows()) {
+    const isEvent = table === 'event_vd'
+    const base: readonly string[] = isEvent ? EVENT_BASE_COLUMNS : PROFILE_BASE_COLUMNS
+    if (!base.includes(String(name))) (isEvent ? eventColumns : profileColumns).add(String(name))
+  }
+  return { eventColumns, profileColumns }
+}
+
+/**
  * Writes the valid records of `norm` into the warehouse in one transaction: new columns, new
  * distinct ids, events, profile operations. Any failure (or an interrupt) rolls all of it back.
  */
@@ -131,8 +148,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
   await conn.run('BEGIN TRANSACTION')
   try {
     // a column appears with its first data, known property or new
-    const eventColumns = await propertyColumns(conn, 'event_vd')
-    const profileColumns = await propertyColumns(conn, 'profile_vd')
+    const { eventColumns, profileColumns } = await propertyColumnNames(conn)
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, copyFileSync, linkSync, openSync, readSync, rmSync } from 'node:fs'
 import { extname, join } from 'node:path'
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { constants, gunzipSync } from 'node:zlib'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { privateDir } from '../../store/private'
@@ -244,14 +245,28 @@ export async function stageTextRows(conn: DuckDBConnection, header: string[], ro
   appender.closeSync()
 }
 
-/** Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. */
+/** Characters appended between two turns given to other requests (the appender works synchronously). */
+const APPEND_SLICE_CHARS = 1024 * 1024
+
+/**
+ * Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. The appender
+ * is flushed and other requests are answered every megabyte: appending a 60 MB upload in one go
+ * held the server for a few hundred ms.
+ */
 export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]): Promise<void> {
   await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (line VARCHAR)')
   const appender = await conn.createAppender('stage_records', 'main', 'temp')
-  lines.forEach((line) => {
+  let sinceYield = 0
+  for (const line of lines) {
     appender.appendVarchar(line)
     appender.endRow()
-  })
+    sinceYield += line.length
+    if (sinceYield >= APPEND_SLICE_CHARS) {
+      sinceYield = 0
+      appender.flushSync()
+      await yieldToRequests()
+    }
+  }
   appender.closeSync()
 }
 

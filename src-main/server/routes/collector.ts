@@ -2,30 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainContext } from '../../domain/context'
 import { AppError } from '../../domain/errors'
 import { collect } from '../../domain/ingest/collector'
-import { decodeUpload } from '../../domain/ingest/uploadDecode'
+import { decodeOffThread } from '../../domain/ingest/decodePool'
 import { collectorOrigins } from '../../domain/platform/collectorOrigins'
 import { collectorSchema } from './collectorSchema'
 
 /** A transparent 1x1 GIF: what an image request expects back. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
-
-/** Uploads decoded at once; more wait their turn, so hostile ones cannot pile up in memory. */
-const DECODING_AT_ONCE = 2
-let decoding = 0
-const waiting: (() => void)[] = []
-
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (decoding < DECODING_AT_ONCE) decoding++
-  else await new Promise<void>((resolve) => waiting.push(resolve))
-  try {
-    return await work()
-  } finally {
-    // the slot passes straight to the next in line, or is freed
-    const next = waiting.shift()
-    if (next) next()
-    else decoding--
-  }
-}
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 
@@ -85,7 +67,7 @@ export default async function collectorRoutes(app: FastifyInstance, ctx: DomainC
 
   const receive = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.method === 'GET' ? null : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-    const upload = await inTurn(() => decodeUpload({ query: queryOf(request.url), body, contentEncoding: header(request.headers['content-encoding']) }))
+    const upload = await decodeOffThread({ query: queryOf(request.url), body, contentEncoding: header(request.headers['content-encoding']) })
     const result = await collect(ctx, upload, { origin: browserOrigin(request) })
     // an image request wants an image back; a tool that asks for JSON gets the same answer as a POST
     if (request.method === 'GET' && !(request.headers.accept ?? '').includes('application/json')) {

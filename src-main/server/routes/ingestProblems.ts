@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainContext } from '../../domain/context'
 import { clearProblemLog, EXAMPLES_KEPT, EXCERPT_CHARS, problemLog, STREAM_STOPPED } from '../../domain/ingest/problems'
+import { APPID_CHARS, clearUnknownProjects, UNKNOWN_APPIDS_KEPT, unknownProjects } from '../../domain/ingest/unknownProjects'
 import { projectSecurity, responses, successSchema } from '../schemas/common'
 
 const kind = { type: 'string', enum: ['refused', 'dropped', 'upload'], description: 'refused: a record not stored; dropped: a value left out of a stored record; upload: a whole upload refused.' }
@@ -43,6 +44,32 @@ const logSchema = {
         },
       },
     },
+    unknownProjects: {
+      type: 'object',
+      description: `Present when uploads held records naming no known project (an appid no project has, or none): server-wide, the same in every project's log. At most ${UNKNOWN_APPIDS_KEPT} appids are named; records naming others are counted in otherRecords.`,
+      required: ['records', 'lastTime', 'appids', 'otherRecords'],
+      properties: {
+        records: { type: 'integer', description: 'Every record refused for naming no known project.' },
+        lastTime: { type: 'integer', description: 'Epoch ms.' },
+        appids: {
+          type: 'array',
+          description: 'One entry per appid named, the latest first.',
+          items: {
+            type: 'object',
+            properties: {
+              appid: { type: ['string', 'null'], description: `The appid named (at most ${APPID_CHARS} characters); null for records naming none.` },
+              records: { type: 'integer' },
+              uploads: { type: 'integer' },
+              lastTime: { type: 'integer', description: 'Epoch ms.' },
+              lib: { type: ['string', 'null'], description: 'The SDK of the latest such record: its $lib.' },
+              libVersion: { type: ['string', 'null'] },
+              record: { type: 'string', description: `The latest such record as received, at most ${EXCERPT_CHARS} characters.` },
+            },
+          },
+        },
+        otherRecords: { type: 'integer', description: `Records naming appids beyond the ${UNKNOWN_APPIDS_KEPT} named.` },
+      },
+    },
   },
 } as const
 
@@ -53,24 +80,29 @@ export default async function ingestProblemRoutes(app: FastifyInstance, ctx: Dom
     schema: {
       tags: ['collector'],
       summary: 'What the collector refused or left out (data quality)',
-      description: `The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind \`refused\`), values left out of stored records because they do not fit their property's type (kind \`dropped\`), and uploads refused whole while the project's data stream is stopped (kind \`upload\`, reason "${STREAM_STOPPED}"). Counts per kind, property and reason are never cut; the newest ${EXAMPLES_KEPT} examples are kept, at most 10 per reason from one upload. File imports report their rejected records in their job instead.`,
+      description: `The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind \`refused\`), values left out of stored records because they do not fit their property's type (kind \`dropped\`), and uploads refused whole while the project's data stream is stopped (kind \`upload\`, reason "${STREAM_STOPPED}"). Counts per kind, property and reason are never cut; the newest ${EXAMPLES_KEPT} examples are kept, at most 10 per reason from one upload. Records naming no known project have no project to be logged under: they are listed server-wide in \`unknownProjects\`, in every project's log. File imports report their rejected records in their job instead.`,
       security: projectSecurity,
       querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 0, maximum: EXAMPLES_KEPT, default: 100, description: 'How many examples, newest first.' } } },
       response: responses(logSchema, [400, 401]),
     },
-  }, async (request) => problemLog(ctx.meta, request.project.appKey, request.query.limit))
+  }, async (request) => {
+    const log = problemLog(ctx.meta, request.project.appKey, request.query.limit)
+    const unknown = unknownProjects(ctx.meta)
+    return unknown ? { ...log, unknownProjects: unknown } : log
+  })
 
   app.delete('/uba/api/ingest/problems', {
     config: { auth: 'project' },
     schema: {
       tags: ['collector'],
       summary: 'Clear the data quality log',
-      description: 'Empties the counts and examples of the project\'s ingestion problem log; stored data is not touched.',
+      description: 'Empties the counts and examples of the project\'s ingestion problem log, and the server-wide list of records naming no known project that it shows; stored data is not touched.',
       security: projectSecurity,
       response: responses(successSchema, [401]),
     },
   }, async (request) => {
     clearProblemLog(ctx.meta, request.project.appKey)
+    clearUnknownProjects(ctx.meta)
     return { success: 0 }
   })
 }

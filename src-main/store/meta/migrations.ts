@@ -355,4 +355,23 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'ingest problems: records naming no known project, server-wide',
+    sql: `
+      -- no project to log them under: one row per appid named (cut to 100 characters; '' for records
+      -- naming none), at most UNKNOWN_APPIDS_KEPT of them; later appids add to the one 'others' row
+      CREATE TABLE ingest_unknown_appids (
+        kind        TEXT NOT NULL CHECK (kind IN ('appid', 'others')),
+        appid       TEXT NOT NULL,
+        uploads     INTEGER NOT NULL,
+        records     INTEGER NOT NULL,
+        last_time   INTEGER NOT NULL,
+        lib         TEXT,
+        lib_version TEXT,
+        record      TEXT NOT NULL,
+        PRIMARY KEY (kind, appid)
+      );
+    `,
+  },
 ]

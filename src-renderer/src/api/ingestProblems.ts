@@ -26,12 +26,35 @@ export interface ProblemExample {
   record: string
 }
 
+/** Records that named an appid no project has (null: they named none), server-wide. */
+export interface UnknownAppid {
+  appid: string | null
+  records: number
+  uploads: number
+  lastTime: number
+  lib: string | null
+  libVersion: string | null
+  /** The latest such record as received, cut to 500 characters. */
+  record: string
+}
+
+export interface UnknownProjects {
+  records: number
+  lastTime: number
+  /** At most 50 appids, the latest first. */
+  appids: UnknownAppid[]
+  /** Records naming appids beyond the ones named. */
+  otherRecords: number
+}
+
 /** The collector's data quality log of a project (GET /uba/api/ingest/problems). */
 export interface ProblemLog {
   total: number
   lastTime: number | null
   counts: ProblemCount[]
   examples: ProblemExample[]
+  /** Present when records named no known project (server-wide, in every project's log). */
+  unknownProjects?: UnknownProjects
 }
 
 const PROBLEMS = '/uba/api/ingest/problems'
