@@ -356,7 +356,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 15,
+    version: 8,
     name: 'ingest problems: records naming no known project, server-wide',
     sql: `
       -- no project to log them under: one row per appid named (cut to 100 characters; '' for records
