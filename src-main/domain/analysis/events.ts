@@ -8,6 +8,7 @@ import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './mea
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
+import type { SqlParams } from './sqlParams'
 import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**
@@ -142,6 +143,30 @@ function rounded(value: unknown): number | null {
   return Math.round(n * 1e6) / 1e6
 }
 
+/**
+ * The rows the measures aggregate: per event of the range, its user, period, whether it matches
+ * each measure (m<i>), a property measure's value (v<i>) and the breakdown labels (d<i>). The users
+ * behind a cell (cells/events.ts) are read from the same rows.
+ */
+export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: EventRequest, p: SqlParams): string {
+  const profile =
+    needsProfile(req.filter) ||
+    req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
+    readsProfile(req.byFields)
+  const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
+  const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
+  const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+  const cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+  return `
+        SELECT e.distinct_id, cal.period, ${[...matches, ...values, ...dims].join(', ')}
+        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
+        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
+          AND ${samplingSql(req.sampling)}
+          AND ${crowdSql(req.crowds)}
+          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}`
+}
+
 export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
   kind: 'events',
   validate(env, body) {
@@ -167,27 +192,11 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
   async run(env, req) {
     const p = env.params()
     const periods = series(req.fromDate, req.toDate, req.unit)
-    const profile =
-      needsProfile(req.filter) ||
-      req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
-      readsProfile(req.byFields)
-    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
-    const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
-    const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
-    const cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+    const base = baseSql(env, req, p)
     const dimList = req.byFields.map((_, i) => `d${i}`)
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), periods.length)
-    const sql = `
-      WITH base AS (
-        SELECT e.distinct_id, cal.period, ${[...matches, ...values, ...dims].join(', ')}
-        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
-        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
-          AND ${samplingSql(req.sampling)}
-          AND ${crowdSql(req.crowds)}
-          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
-      )${aggregationSql(req, dimList, bitmaps)}`
+    const sql = `WITH base AS (${base})${aggregationSql(req, dimList, bitmaps)}`
     const result = await env.query(sql, p)
 
     const groups = new Map<string, EventResponse['rows'][number]>()

@@ -7,7 +7,7 @@ import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { dsOf, series } from './calendar'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { numericSetting } from '../platform/settings'
-import { FunnelPaths, HOLD_CONSTANT } from './funnelPaths'
+import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
 import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
@@ -161,8 +161,8 @@ function seconds(value: number | null): number | null {
   return value === null ? null : Math.round(value * 1000) / 1000
 }
 
-/** Reads the candidate events in parts of the users and follows their paths. */
-async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelPaths> {
+/** Reads the candidate events in parts of the users and follows their paths; `onCount` hears each user counted (funnelPaths.ts). */
+export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount']): Promise<FunnelPaths> {
   const fromDs = dsOf(req.fromDate)
   const columnOfDay = new Int32Array(dsOf(req.toDate) - fromDs + 2)
   days.forEach((d, i) => (columnOfDay[dsOf(d) - fromDs + 1] = i + 1))
@@ -171,6 +171,7 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
     windowMicros: req.windowSeconds * 1_000_000,
     columnOfDay,
     labelStep: req.byField ? labelStep(req) : null,
+    onCount,
   })
   const sizeParams = env.params()
   const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
@@ -195,7 +196,7 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
     const result = await reading.result
     if (first + width <= hi) reading = await scan(first + width)
     try {
-      paths.addPart(result, last(first) - first + 1)
+      paths.addPart(result, last(first) - first + 1, first)
     } catch (err) {
       await reading.result.catch(() => undefined)
       throw err
