@@ -244,8 +244,9 @@ export function cellUsersSql(env: AnalysisEnv, req: RetentionRequest, w: Retenti
     cell.s === null ? 'true' : `s = ${p.add(cell.s)}`,
     cell.d === null || !own ? 'true' : `d = ${p.add(cell.d)}`,
   ].join(' AND ')
-  const starters = `SELECT DISTINCT uid FROM starts WHERE ${where(!byReturn)}`
-  if (cell.k === null) return `${base} ${starters}`
-  const returned = `SELECT DISTINCT uid FROM pairs WHERE k = ${p.add(cell.k)} AND ${where(true)}`
-  return `${base} ${cell.returned ? returned : `${starters} EXCEPT ${returned}`}`
+  // built only when used: each bound value is numbered as it is added
+  const starters = () => `SELECT DISTINCT uid FROM starts WHERE ${where(!byReturn)}`
+  if (cell.k === null) return `${base} ${starters()}`
+  const returned = (k: number) => `SELECT DISTINCT uid FROM pairs WHERE k = ${p.add(k)} AND ${where(true)}`
+  return `${base} ${cell.returned ? returned(cell.k) : `${starters()} EXCEPT ${returned(cell.k)}`}`
 }
