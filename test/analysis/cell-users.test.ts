@@ -179,3 +179,49 @@ describe('the users behind an event-analysis cell', () => {
     expect(await refused('events', { ...events, cell: { measure: 2 } })).toEqual({ status: 400, data: ['cell.measure'] })
   })
 })
+
+describe('exporting the users of a cell and saving them as a cohort', () => {
+  const funnel = { ...range, steps: ['view', 'cart', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 1, convertTimeUnit: 'DAY' }
+
+  async function exported(body: Record<string, unknown>, query = ''): Promise<{ status: number; type: string | null; text: string }> {
+    const res = await fetch(`${s.url}/uba/api/funnels/users/export${query}`, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return { status: res.status, type: res.headers.get('content-type'), text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer()) }
+  }
+
+  it('exports the dropped-off users as CSV (with a byte-order mark on csvUtfEncoding=0) and as JSON lines', async () => {
+    const csv = await exported({ ...funnel, cell: { step: 0, outcome: 'dropped' }, format: 'csv', properties: ['platform', 'age'] }, '?csvUtfEncoding=0')
+    expect(csv.status).toBe(200)
+    expect(csv.type).toBe('text/csv; charset=utf-8')
+    expect(csv.text).toBe('\uFEFFplatform,age,distinct_id,xwho\r\nAndroid,25,3,c\r\n')
+    const lines = await exported({ ...funnel, cell: { step: 1 }, properties: ['platform'] })
+    expect(lines.text).toBe('{"platform":"iOS","distinct_id":1,"xwho":"a"}\n{"platform":"iOS","distinct_id":2,"xwho":"b"}\n')
+    const empty = await exported({ ...funnel, cell: { step: 0, outcome: 'dropped', day: '2024-01-01' }, format: 'csv', properties: [] })
+    expect(empty.text).toBe('distinct_id,xwho\r\n')
+    const bad = await exported({ ...funnel, cell: { step: 9 }, format: 'csv' })
+    expect([bad.status, JSON.parse(bad.text).data]).toEqual([400, ['cell.step']])
+  })
+
+  it('saves the users of a cell as a static cohort of exactly them, usable as a crowd', async () => {
+    const res = await s.call('POST', '/uba/api/funnels/users/cohort', { headers: p, body: { ...funnel, cell: { step: 1 }, name: 'Reached cart' } })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ name: 'Reached cart', dynamic: 0, userNumber: 2 })
+    const members = await s.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: res.body.code, properties: [] } })
+    expect(members.body.users.map((u: { xwho: string }) => u.xwho)).toEqual(['a', 'b'])
+    // the cohort as the funnel's crowd: its users only
+    expect(await users('funnels', { ...funnel, crowds: [res.body.code], cell: { step: 0 } })).toEqual(['a', 'b'])
+    const again = await s.call('POST', '/uba/api/funnels/users/cohort', { headers: p, body: { ...funnel, cell: { step: 1 }, name: 'Reached cart' } })
+    expect([again.status, again.body.code]).toEqual([501, 50101])
+    const none = await s.call('POST', '/uba/api/funnels/users/cohort', { headers: p, body: { ...funnel, cell: { step: 0, outcome: 'dropped', day: '2024-01-01' }, name: 'Nobody' } })
+    expect([none.status, none.body.data]).toEqual([400, ['cell']])
+    const unnamed = await s.call('POST', '/uba/api/retentions/users/cohort', { headers: p, body: { ...range, cell: {} } })
+    expect([unnamed.status, unnamed.body.data]).toEqual([400, ['name']])
+  })
+
+  it('pages the users in distinct_id order', async () => {
+    const page = (n: number) => s.call('POST', '/uba/api/userAttributes/users', { headers: p, body: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, cell: {}, page: n, pageSize: 3, properties: [] } })
+    expect((await page(1)).body).toEqual({ count: 4, page: 1, pageSize: 3, size: 3, users: [1, 2, 3].map((id) => ({ distinct_id: id, xwho: 'abc'[id - 1] })) })
+    expect((await page(2)).body).toEqual({ count: 4, page: 2, pageSize: 3, size: 1, users: [{ distinct_id: 4, xwho: 'd' }] })
+    const bad = await s.call('POST', '/uba/api/userAttributes/users', { headers: p, body: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, cell: {}, pageSize: 0 } })
+    expect([bad.status, bad.body.data]).toEqual([400, ['pageSize']])
+  })
+})
