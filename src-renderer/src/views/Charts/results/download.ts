@@ -10,10 +10,7 @@ function save(filename: string, href: string): void {
 }
 
 export function downloadText(filename: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  save(filename, url)
-  // the download reads the blob right away; the URL is let go a little later
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  downloadBlob(filename, new Blob([text], { type }))
 }
 
 export function downloadDataUrl(filename: string, dataUrl: string): void {
@@ -29,4 +26,11 @@ export function fileName(title: string, extension: string): string {
     .replace(/\s+/g, '-')
     .slice(0, 80)
   return `${base || 'chart'}.${extension}`
+}
+
+export function downloadBlob(filename: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob)
+  save(filename, url)
+  // the download reads the blob right away; the URL is let go a little later
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
