@@ -96,6 +96,8 @@ export async function benchAnalysis(): Promise<void> {
     const cases: { label: string; target: number; run: () => Promise<void>; hand?: () => Promise<void> }[] = [
       { label: 'event analysis, by $platform', target: 400, run: post('/uba/api/events/analyze', { measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }], byFields: [{ expression: 'event.view.$platform' }] }), hand: hand.events },
       { label: 'funnel, 4 steps, 7-day window', target: 1500, run: post('/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }), hand: hand.funnels },
+      // the users behind a funnel cell: the same path following, with a listener (analysis/cells)
+      { label: 'funnel users dropped after step 2', target: 1500, run: post('/uba/api/funnels/users', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY', cell: { step: 1, outcome: 'dropped' }, pageSize: 50 }) },
       { label: 'retention, 30 days', target: 1500, run: post('/uba/api/retentions/analyze', { firstEvent: { expression: 'event.view' }, secondEvent: { expression: 'event.pay' }, byFieldIndex: -1, duration: 30, unit: 'DAY' }), hand: hand.retention },
       { label: 'distribution of view counts', target: 800, run: post('/uba/api/distributions/analyze', { measure: { expression: 'event.view', aggregator: 'TOTAL_COUNT' }, unit: '' }) },
       { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, false) },

@@ -59,14 +59,14 @@ describe('the users behind a number of the funnel and retention tables', () => {
     expect(members.body.users.map((u: any) => u.xwho)).toEqual(listed.body.users.map((u: any) => u.xwho))
 
     // the switch shows who did reach step 1 instead
-    expect(await page.getByTestId('cell-choice').allTextContents()).toEqual(['Dropped off after 1. View product', 'Reached 1. View product'])
+    expect(await page.getByTestId('cell-choice').allTextContents()).toEqual(['Dropped off', 'Reached'])
     await page.getByTestId('cell-choice').nth(1).click()
     await expect.poll(() => count(page)).toBe(entered)
     expect(c.problems).toEqual([])
     await page.context().close()
   })
 
-  it('a retention cell: who returned, and who did not, in period 0 of the first cohort day', async () => {
+  it('a retention cell: who returned, and who did not, on day 1 of the first cohort day', async () => {
     const c = await openCharts(browser, server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Retention' }).click()
@@ -77,12 +77,13 @@ describe('the users behind a number of the funnel and retention tables', () => {
     const row = api.rows[1]
     expect(row.totalPeople).toBeGreaterThan(0)
 
-    await cellOf(page, 1, 2).getByRole('button').click()
+    await cellOf(page, 1, 3).getByRole('button').click()
     await page.locator('[data-testid=cell-users][data-phase=ready]').waitFor({ timeout: 30_000 })
-    expect(await count(page)).toBe(row.retentionPeoples[0])
+    expect(await page.getByTestId('cell-title').textContent()).toBe('Users who came back (Any event), day 1')
+    expect(await count(page)).toBe(row.retentionPeoples[1])
     expect(await page.getByTestId('cell-check').textContent()).toContain('The same number as the table.')
     await page.getByTestId('cell-choice').nth(1).click()
-    await expect.poll(() => count(page)).toBe(row.totalPeople - row.retentionPeoples[0])
+    await expect.poll(() => count(page)).toBe(row.totalPeople - row.retentionPeoples[1])
     await shot(page, 'cell-users-retention.png')
     await page.getByTestId('cell-close').click()
     await page.getByTestId('cell-users').waitFor({ state: 'detached' })

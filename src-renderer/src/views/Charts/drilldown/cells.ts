@@ -48,8 +48,8 @@ function funnelCell(r: FunnelsResponse, labels: ResultLabels, row: number, col: 
   const at = (k: number) => answer.stepsDetail[k]?.convertedUser[0] ?? 0
   const byValue: CellCoordinates = ALL_ROW(answer.byValue) ? {} : { byValue: answer.byValue }
   const name = (k: number) => `${k + 1}. ${labels.steps[k] ?? r.stepEvents[k]}`
-  const converted: CellChoice = { label: `Reached ${name(step)}`, cell: { step, ...byValue }, figure: at(step) }
-  const drop: CellChoice | null = step < steps - 1 ? { label: `Dropped off after ${name(step)}`, cell: { step, outcome: 'dropped', ...byValue }, figure: at(step) - at(step + 1) } : null
+  const converted: CellChoice = { label: 'Reached', cell: { step, ...byValue }, figure: at(step) }
+  const drop: CellChoice | null = step < steps - 1 ? { label: 'Dropped off', cell: { step, outcome: 'dropped', ...byValue }, figure: at(step) - at(step + 1) } : null
   const segment = ALL_ROW(answer.byValue) ? '' : `${labels.breakdowns[0] ?? r.byField}: ${answer.byValue}`
   return {
     kind: 'funnels',
@@ -76,7 +76,7 @@ function retentionCell(r: RetentionResponse, labels: ResultLabels, row: number, 
   const period = `${(labels.unit || 'period').toLowerCase()} ${k}`
   return {
     kind: 'retention',
-    title: `Users who came back (${second ?? 'return event'}) in ${period}`,
+    title: `Users who came back (${second ?? 'return event'}), ${period}`,
     segment: rowName,
     choices: [
       { label: 'Returned', cell: { ...at, offset: k }, figure: count },
