@@ -45,5 +45,24 @@ export function useCellUsers() {
     cells.open(t, c.body)
   }
 
-  return { cellAction, openCell, available: computed(() => context.value !== null) }
+  /**
+   * A click on the chart, as the table cell it shows: a funnel bar (one series per row when broken
+   * down; else the "Converted" series, the second) is step k's users; a retention heatmap square
+   * [offset, row, rate] is that cell.
+   */
+  function openPoint(click: { seriesIndex?: number; dataIndex?: number; value?: unknown }): void {
+    const c = context.value
+    if (!c || click.dataIndex === undefined) return
+    if (c.result.kind === 'funnels') {
+      const broken = (c.result.response as { byField: string | null }).byField !== null
+      const row = broken ? (click.seriesIndex ?? -1) : click.seriesIndex === 1 ? 0 : -1
+      const k = click.dataIndex
+      if (row >= 0) openCell(row, k === 0 ? 1 : 2 * k)
+    } else if (c.result.kind === 'retention' && Array.isArray(click.value)) {
+      const [x, y] = click.value as number[]
+      openCell(y, x + 2)
+    }
+  }
+
+  return { cellAction, openCell, openPoint, available: computed(() => context.value !== null) }
 }
