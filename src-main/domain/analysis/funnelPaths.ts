@@ -41,7 +41,7 @@ export interface FunnelPathsOptions {
   /**
    * Called for each user counted, where the tally counts them (so every option of the path
    * following applies): the user's distinct_id, the row (null: the total), the column and the
-   * depth reached. The users behind a cell (cellUsers.ts) listen here; absent, it costs a test.
+   * depth reached. The users behind a cell (analysis/cells) listen here; absent, it costs a test.
    */
   onCount?: (user: number, label: string | null, column: number, depth: number) => void
 }
