@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBrowserTest } from '../helpers/browser'
@@ -42,6 +43,14 @@ describe('the users behind a number of the funnel and retention tables', () => {
     expect(await page.getByTestId('cell-user').count()).toBe(Math.min(50, entered - carted))
     const first = await page.getByTestId('cell-user').first().textContent()
     expect(await page.getByTestId('cell-user').first().getAttribute('href')).toBe(`#/people?xwho=${encodeURIComponent(first!)}`)
+
+    // CSV: every dropped-off user, not only the page on screen
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('cell-csv').click()])
+    const csv = readFileSync((await download.path())!, 'utf8')
+    const csvLines = csv.replace(/^\uFEFF/, '').trimEnd().split('\r\n')
+    // with the visible profile properties of the plan, as the cohort members export
+    expect(csvLines[0]).toMatch(/^xwho,.*,gender,age,.*,distinct_id$/)
+    expect(csvLines).toHaveLength(entered - carted + 1)
 
     await page.getByTestId('cell-save').click()
     await page.getByTestId('cell-cohort-name').fill('Viewed, never carted')
