@@ -225,3 +225,11 @@ describe('exporting the users of a cell and saving them as a cohort', () => {
     expect([bad.status, bad.body.data]).toEqual([400, ['pageSize']])
   })
 })
+
+describe('a project without data', () => {
+  it('answers no users, not an error', async () => {
+    const empty = await newProject(s, 'nodata', 'UTC')
+    const res = await s.call('POST', '/uba/api/userAttributes/users', { headers: empty, body: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, cell: {} } })
+    expect([res.status, res.body.count, res.body.users]).toEqual([200, 0, []])
+  })
+})

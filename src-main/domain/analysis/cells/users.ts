@@ -39,8 +39,18 @@ const OWN = ['cell', 'page', 'pageNum', 'pageSize', 'properties', 'format', 'nam
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 10_000
 
-/** The cell's users as a relation `m` (distinct_id, xwho) over the temp table the cell filled. */
-const MEMBERS = `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${USERS} x ON x.distinct_id = c.distinct_id)`
+/**
+ * The cell's users as a relation (distinct_id, xwho) over the temp table the cell filled. A user is
+ * named as everywhere (ingest/identity.ts USERS); user_ids and user_aliases come with the first
+ * load, so a project without them names nobody.
+ */
+async function membersOf(conn: DuckDBConnection): Promise<string> {
+  const reader = await conn.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
+  const tables = new Set(reader.getRows().map((r) => String(r[0])))
+  const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
+  if (!users) return '(SELECT distinct_id, CAST(NULL AS VARCHAR) AS xwho FROM cell_ids)'
+  return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
+}
 
 function analysisBody(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([k]) => !OWN.includes(k)))
@@ -103,7 +113,7 @@ export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysi
     return withCell(ctx, scope, analysis, body, conn, async () => {
       const count = Number((await conn.runAndReadAll('SELECT count(*) FROM cell_ids')).getRows()[0][0])
       const p = new SqlParams()
-      const rows = (await conn.runAndReadAll(selectSql(MEMBERS, columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
+      const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
       const users = rows.map((r) => shape(r, columns))
       return { count, page, pageSize, size: users.length, users }
     })
@@ -115,15 +125,17 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
   const format = exportFormat(body.format)
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let columns: OutColumn[]
+  let members: string
   try {
     columns = await columnsOf(ctx, scope, session.conn, body)
     await fillCell(ctx, scope, analysis, body, session.conn)
+    members = await membersOf(session.conn)
   } catch (err) {
     session.close()
     throw err
   }
   const p = new SqlParams()
-  const rows = streamRows(session, selectSql(MEMBERS, columns, [], p, { limit: null, offset: 0 }), p.values, signal)
+  const rows = streamRows(session, selectSql(members, columns, [], p, { limit: null, offset: 0 }), p.values, signal)
   try {
     if (format === 'csv') yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)
     else yield* jsonLines(shaped(rows, columns))
@@ -146,7 +158,7 @@ export async function saveCellCohort(ctx: DomainContext, scope: ProjectScope, an
   const name = checkName(body.name)
   const values = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
     withCell(ctx, scope, analysis, body, conn, async () => {
-      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${MEMBERS} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
+      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${await membersOf(conn)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
       return rows.map((r) => String(r[0]))
     }),
   )
