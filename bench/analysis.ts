@@ -102,7 +102,9 @@ export async function benchAnalysis(): Promise<void> {
       { label: 'distribution of view counts', target: 800, run: post('/uba/api/distributions/analyze', { measure: { expression: 'event.view', aggregator: 'TOTAL_COUNT' }, unit: '' }) },
       { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, false) },
     ]
-    for (const c of cases) {
+    // BENCH_CASES=funnel runs the cases whose label holds that text
+    const only = process.env.BENCH_CASES
+    for (const c of cases.filter((x) => !only || x.label.includes(only))) {
       let ms: number
       try {
         ms = await median3(c.run)
