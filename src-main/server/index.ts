@@ -8,6 +8,7 @@ import { installAuth } from './auth'
 import { answerMalformedRequest, frameworkErrors, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
+import cellUserRoutes from './routes/cellUsers'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
 import collectorSettingsRoutes from './routes/collectorSettings'
@@ -111,6 +112,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(ingestProblemRoutes, ctx)
   await app.register(collectorSettingsRoutes, { ctx, listener: options.collectorListener })
   await app.register(analysisRoutes, ctx)
+  await app.register(cellUserRoutes, ctx)
   await app.register(reportRoutes, ctx)
   await app.register(dashboardRoutes, ctx)
   await app.register(utmRoutes, ctx)

@@ -6,7 +6,7 @@ import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown }
 import { calendarSql, dsOf, series } from './calendar'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
-import { intervalIndexSql, niceIntervals, type ValueStats } from './intervals'
+import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
@@ -136,6 +136,43 @@ function readsUsers(req: DistributionRequest): boolean {
   return [req.filter, req.measure.filter, ...memberFilters].some(needsProfile) || readsProfile(req.byField ? [req.byField] : [])
 }
 
+/**
+ * Fills the temp table distribution_users (r: the row, distinct_id, v: the user's measure there)
+ * and answers the intervals chosen from its values. The users behind a cell (cells/distribution.ts)
+ * read the same table.
+ */
+export async function perUserValues(env: AnalysisEnv, req: DistributionRequest): Promise<Interval[]> {
+  const m = req.measure
+  const p = env.params()
+  const rowKey = req.byField ? breakdownSql(req.byField, p) : req.unit ? 'cal.period' : null
+  const hasValue = m.property ? `AND ${m.property.sql} IS NOT NULL` : ''
+  // one value per (row, user): the heavy pass over event_vd happens once, the rest reads this
+  await env.query(
+    `CREATE OR REPLACE TEMP TABLE distribution_users AS
+     SELECT ${rowKey ? 'r' : '0 AS r'}, distinct_id, CAST(${perUser(m)} AS DOUBLE) AS v
+     FROM (
+       SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${m.property ? `, ${m.property.sql} AS v` : ''}
+       FROM event_vd e
+       ${req.unit ? `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p)} cal ON cal.ds = e.ds` : ''}
+       ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+       WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
+         AND ${samplingSql(req.sampling)}
+         AND ${crowdSql(req.crowds)}
+         AND ${eventSql(m.event, env.columns, p, env.nowLocal)}
+         AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}
+         AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+         ${hasValue}
+     )
+     GROUP BY ${rowKey ? 'r, ' : ''}distinct_id`,
+    p,
+  )
+  const [summary] = await env.query(
+    `SELECT count(*) AS users, min(v) AS low, max(v) AS high, quantile_disc(v, 0.95) AS top, bool_and(v = trunc(v)) AS whole
+     FROM distribution_users`,
+  )
+  return niceIntervals(statsOf(summary))
+}
+
 export const distributionAnalysis: AnalysisModule<DistributionRequest, DistributionResponse> = {
   kind: 'distribution',
   validate(env, body) {
@@ -153,34 +190,7 @@ export const distributionAnalysis: AnalysisModule<DistributionRequest, Distribut
 
   async run(env, req) {
     const m = req.measure
-    const p = env.params()
-    const rowKey = req.byField ? breakdownSql(req.byField, p) : req.unit ? 'cal.period' : null
-    const hasValue = m.property ? `AND ${m.property.sql} IS NOT NULL` : ''
-    // one value per (row, user): the heavy pass over event_vd happens once, the rest reads this
-    await env.query(
-      `CREATE OR REPLACE TEMP TABLE distribution_users AS
-       SELECT ${rowKey ? 'r' : '0 AS r'}, CAST(${perUser(m)} AS DOUBLE) AS v
-       FROM (
-         SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${m.property ? `, ${m.property.sql} AS v` : ''}
-         FROM event_vd e
-         ${req.unit ? `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p)} cal ON cal.ds = e.ds` : ''}
-         ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-         WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
-           AND ${samplingSql(req.sampling)}
-           AND ${crowdSql(req.crowds)}
-           AND ${eventSql(m.event, env.columns, p, env.nowLocal)}
-           AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}
-           AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
-           ${hasValue}
-       )
-       GROUP BY ${rowKey ? 'r, ' : ''}distinct_id`,
-      p,
-    )
-    const [summary] = await env.query(
-      `SELECT count(*) AS users, min(v) AS low, max(v) AS high, quantile_disc(v, 0.95) AS top, bool_and(v = trunc(v)) AS whole
-       FROM distribution_users`,
-    )
-    const intervals = niceIntervals(statsOf(summary))
+    const intervals = await perUserValues(env, req)
     const q = env.params()
     const counts = intervals.length === 0 ? [] : await env.query(`SELECT r, ${intervalIndexSql('v', intervals, q)} AS i, count(*) AS users FROM distribution_users GROUP BY ALL`, q)
 

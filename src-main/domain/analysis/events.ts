@@ -11,6 +11,7 @@ import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './mea
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
+import type { SqlParams } from './sqlParams'
 import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**
@@ -154,6 +155,42 @@ function rounded(value: unknown): number | null {
   return Math.round(n * 1e6) / 1e6
 }
 
+/**
+ * The rows the measures aggregate: per event of the range, its user, period, whether it matches
+ * each measure (m<i>), a property measure's value (v<i>) and the breakdown labels (d<i>). The users
+ * behind a cell (cells/events.ts) are read from the same rows.
+ */
+export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: EventRequest, p: SqlParams): string {
+  const profile =
+    needsProfile(req.filter) ||
+    req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
+    readsProfile(req.byFields)
+  const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
+  const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
+  const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+  const cmp = req.compare
+  // with compare, each day of either range carries its side (0 the answer's, 1 the compared): a
+  // day in both (ranges a week apart overlap) joins twice, once per side
+  let cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+  // ranges that meet or overlap are read as one (the calendar join gives each day its sides)
+  const meet = cmp !== null && cmp.fromDate <= req.toDate && addDays(cmp.toDate, 1) >= req.fromDate
+  const first = meet && cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate
+  const last = meet && cmp.toDate > req.toDate ? cmp.toDate : req.toDate
+  let days = `e.ds BETWEEN ${p.add(dsOf(first))} AND ${p.add(dsOf(last))}`
+  if (cmp) {
+    cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p)})`
+    if (!meet) days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
+  }
+  return `
+        SELECT e.distinct_id, cal.period, ${[...(cmp ? ['cal.side'] : []), ...matches, ...values, ...dims].join(', ')}
+        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
+        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        WHERE ${days}
+          AND ${samplingSql(req.sampling)}
+          AND ${crowdSql(req.crowds)}
+          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}`
+}
+
 export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
   kind: 'events',
   validate(env, body) {
@@ -185,40 +222,13 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const periods = series(req.fromDate, req.toDate, req.unit)
     const cmp = req.compare
     const earlierPeriods = cmp ? series(cmp.fromDate, cmp.toDate, req.unit) : []
-    const profile =
-      needsProfile(req.filter) ||
-      req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
-      readsProfile(req.byFields)
-    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
-    const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
-    const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+    const base = baseSql(env, req, p)
     const byList = req.byFields.map((_, i) => `d${i}`)
-    // with compare, each day of either range carries its side (0 the answer's, 1 the compared): a
-    // day in both (ranges a week apart overlap) joins twice, once per side
-    let cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
-    // ranges that meet or overlap are read as one (the calendar join gives each day its sides)
-    const meet = cmp !== null && cmp.fromDate <= req.toDate && addDays(cmp.toDate, 1) >= req.fromDate
-    const first = meet && cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate
-    const last = meet && cmp.toDate > req.toDate ? cmp.toDate : req.toDate
-    let days = `e.ds BETWEEN ${p.add(dsOf(first))} AND ${p.add(dsOf(last))}`
-    if (cmp) {
-      cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p)})`
-      if (!meet) days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
-    }
     const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
     const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), groupsPerLabel)
-    const sql = `
-      WITH base AS (
-        SELECT e.distinct_id, cal.period, ${[...(cmp ? ['cal.side'] : []), ...matches, ...values, ...dims].join(', ')}
-        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
-        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        WHERE ${days}
-          AND ${samplingSql(req.sampling)}
-          AND ${crowdSql(req.crowds)}
-          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
-      )${aggregationSql(req, dimList, bitmaps)}`
+    const sql = `WITH base AS (${base})${aggregationSql(req, dimList, bitmaps)}`
     const result = await env.query(sql, p)
 
     const empty = req.measures.map((m) => emptyValue(m.aggregator))

@@ -38,6 +38,12 @@ export interface FunnelPathsOptions {
    * or HOLD_CONSTANT: every row carries its label and a value's paths use only its events.
    */
   labelStep: number | null
+  /**
+   * Called for each user counted, where the tally counts them (so every option of the path
+   * following applies): the user's distinct_id, the row (null: the total), the column and the
+   * depth reached. The users behind a cell (analysis/cells) listen here; absent, it costs a test.
+   */
+  onCount?: (user: number, label: string | null, column: number, depth: number) => void
 }
 
 /** labelStep of a breakdown on any step (byStepIndex -1): the property held constant along the path. */
@@ -114,6 +120,8 @@ export class FunnelPaths {
   /** The deepest path of the current day, and of the range. */
   private readonly dayPath: Int32Array
   private readonly allPath: Int32Array
+  /** The distinct_id of the user being followed, for onCount. */
+  private user = 0
 
   constructor(private readonly o: FunnelPathsOptions) {
     this.s = o.steps
@@ -123,8 +131,8 @@ export class FunnelPaths {
     this.newGroup()
   }
 
-  /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]), whose uids are below `users`, and follows its users' paths. */
-  addPart(result: DuckDBMaterializedResult, users: number): void {
+  /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]), whose uids are below `users` (uid 0 is distinct_id `firstUser`), and follows its users' paths. */
+  addPart(result: DuckDBMaterializedResult, users: number, firstUser = 0): void {
     const chunks = chunksOf(result)
     const labelled = this.o.labelStep !== null
     // pass 1: events per user; the dictionary rows (uid -1) give the part's labels
@@ -145,7 +153,11 @@ export class FunnelPaths {
     chunks.forEach((chunk, c) => {
       placeEvents(uids[c], place, doubleColumn(chunk, 1), doubleColumn(chunk, 2), labelled ? intColumn(chunk, 3) : null, this.o.columnOfDay, this.events, this.li)
     })
-    for (let u = 0; u < users; u++) if (start[u + 1] > start[u]) this.followUser(start[u], start[u + 1])
+    for (let u = 0; u < users; u++) {
+      if (start[u + 1] === start[u]) continue
+      this.user = firstUser + u
+      this.followUser(start[u], start[u + 1])
+    }
   }
 
   /** The rows of the tally: per group and column with anyone entered. */
@@ -289,6 +301,7 @@ export class FunnelPaths {
   private tally(e: Float64Array, g: number, column: number, path: Int32Array, depth: number): void {
     const tally = this.groups[g]
     tally.count(column, depth)
+    this.o.onCount?.(this.user, this.labels[g], column, depth)
     for (let k = 1; k < depth; k++) tally.addTime(column, k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
   }
 }

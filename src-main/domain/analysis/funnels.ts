@@ -9,7 +9,7 @@ import { compareOf, type ComparedRange } from './compare'
 import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { numericSetting } from '../platform/settings'
-import { FunnelPaths, HOLD_CONSTANT } from './funnelPaths'
+import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
 import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
@@ -167,8 +167,8 @@ function seconds(value: number | null): number | null {
   return value === null ? null : Math.round(value * 1000) / 1000
 }
 
-/** Reads the candidate events in parts of the users and follows their paths. */
-async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelPaths> {
+/** Reads the candidate events in parts of the users and follows their paths; `onCount` hears each user counted (funnelPaths.ts). */
+export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount']): Promise<FunnelPaths> {
   const fromDs = dsOf(req.fromDate)
   const columnOfDay = new Int32Array(dsOf(req.toDate) - fromDs + 2)
   days.forEach((d, i) => (columnOfDay[dsOf(d) - fromDs + 1] = i + 1))
@@ -177,6 +177,7 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
     windowMicros: req.windowSeconds * 1_000_000,
     columnOfDay,
     labelStep: req.byField ? labelStep(req) : null,
+    onCount,
   })
   const sizeParams = env.params()
   const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
@@ -201,7 +202,7 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
     const result = await reading.result
     if (first + width <= hi) reading = await scan(first + width)
     try {
-      paths.addPart(result, last(first) - first + 1)
+      paths.addPart(result, last(first) - first + 1, first)
     } catch (err) {
       await reading.result.catch(() => undefined)
       throw err

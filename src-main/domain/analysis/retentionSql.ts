@@ -272,3 +272,32 @@ export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: Retenti
   if (req.measure) return measureSql(scan, req, chunkBits(req.duration + 1, maxUserId), p)
   return bitmapSql(scan, req, chunkBits(periods, maxUserId), p)
 }
+
+/** One cell of the answer: period s (null: the $ALL row), label d (null: all values), offset k (null: totalPeople). */
+export interface CellAt {
+  s: number | null
+  d: string | null
+  k: number | null
+  returned: boolean
+}
+
+/**
+ * The users (`uid`, each once) of one cell, from the same scan and the same user-period pairs as
+ * the counts: the starters of the row (every starter for a return-event breakdown), and of them
+ * those with a pair at k (returned) or without one (not returned).
+ */
+export function cellUsersSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, cell: CellAt, p: SqlParams): string {
+  const byReturn = req.breakdown?.side === 'return'
+  const base = pairsSql(scanSql(env, req, w, p), req, p, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })
+  const where = (own: boolean) => [
+    cell.s === null ? 'true' : `s = ${p.add(cell.s)}`,
+    cell.d === null || !own ? 'true' : `d = ${p.add(cell.d)}`,
+  ].join(' AND ')
+  // built only when used: each bound value is numbered as it is added
+  const starters = () => `SELECT DISTINCT uid FROM starts WHERE ${where(!byReturn)}`
+  if (cell.k === null) return `${base} ${starters()}`
+  // onOrAfter: back at +k or at any later offset the row follows (pairs stop at +duration)
+  const at = req.mode === 'onOrAfter' ? '>=' : '='
+  const returned = (k: number) => `SELECT DISTINCT uid FROM pairs WHERE k ${at} ${p.add(k)} AND ${where(true)}`
+  return `${base} ${cell.returned ? returned(cell.k) : `${starters()} EXCEPT ${returned(cell.k)}`}`
+}

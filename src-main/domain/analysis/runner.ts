@@ -68,6 +68,50 @@ function plain(value: unknown): unknown {
 }
 
 /**
+ * The environment of one analysis on `conn` and its checked request: what runAnalysis runs, and
+ * what the users behind a cell (cellUsers.ts) are found with, so both read the same request.
+ */
+export async function openAnalysis<Req>(
+  ctx: DomainContext,
+  scope: ProjectScope,
+  conn: DuckDBConnection,
+  module: Pick<AnalysisModule<Req, unknown>, 'validate'>,
+  body: Record<string, unknown>,
+  now: number,
+  explained: ExplainedSql[] = [],
+): Promise<{ env: AnalysisEnv; request: Req }> {
+  const columns: Columns = {
+    event: new Set((await propertyColumns(conn, 'event_vd')).keys()),
+    user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
+  }
+  const base = {
+    ctx,
+    scope,
+    lookup: planLookup(ctx.meta, scope.appKey),
+    columns,
+    nowLocal: `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`,
+    params: () => new SqlParams(),
+  }
+  const request = module.validate(base, body)
+  const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
+  const env: AnalysisEnv = {
+    ...base,
+    scan: async (sql, params = new SqlParams()) => {
+      explain(sql, params)
+      const prepared = await conn.prepare(sql)
+      prepared.bind(params.values as never)
+      return { result: prepared.run().finally(() => prepared.destroySync()) }
+    },
+    query: async (sql, params = new SqlParams()) => {
+      explain(sql, params)
+      const reader = await conn.runAndReadAll(sql, params.values as never)
+      return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))
+    },
+  }
+  return { env, request }
+}
+
+/**
  * Runs an analysis. With `useCache` true a result computed at the project's current data version
  * is served again (its reportUpdateTime says when it was computed). With `explain` the response
  * also carries the SQL that ran, with its bound values.
@@ -88,35 +132,8 @@ export async function runAnalysis<Req, Res extends object>(
 
   const explained: ExplainedSql[] = []
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn: DuckDBConnection) => {
-    const columns: Columns = {
-      event: new Set((await propertyColumns(conn, 'event_vd')).keys()),
-      user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
-    }
     const now = currentTime()
-    const base = {
-      ctx,
-      scope,
-      lookup: planLookup(ctx.meta, scope.appKey),
-      columns,
-      nowLocal: `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`,
-      params: () => new SqlParams(),
-    }
-    const request = module.validate(base, rest)
-    const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
-    const env: AnalysisEnv = {
-      ...base,
-      scan: async (sql, params = new SqlParams()) => {
-        explain(sql, params)
-        const prepared = await conn.prepare(sql)
-        prepared.bind(params.values as never)
-        return { result: prepared.run().finally(() => prepared.destroySync()) }
-      },
-      query: async (sql, params = new SqlParams()) => {
-        explain(sql, params)
-        const reader = await conn.runAndReadAll(sql, params.values as never)
-        return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))
-      },
-    }
+    const { env, request } = await openAnalysis(ctx, scope, conn, module, rest, now, explained)
     // an analysis of several statements (a funnel's parts) reads one snapshot of the project
     await conn.run('BEGIN TRANSACTION')
     let response: Res

@@ -9,6 +9,7 @@ import { filterSql, type Columns } from './filterSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
+import type { SqlParams } from './sqlParams'
 
 /**
  * User attribute analysis (spec 4.10): the users of profile_vd (one row per user with a profile),
@@ -140,6 +141,21 @@ function valueOf(m: Measure, raw: unknown): number | null {
   return Math.round(Number(raw) * 1e6) / 1e6
 }
 
+/**
+ * The users counted: per user (and list element), `id`, the measure's value `v` and the breakdown
+ * labels d<i>. The users behind a row (cells/userAttributes.ts) are read from the same rows.
+ */
+export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: UserAttributeRequest, p: SqlParams): string {
+  const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+  // an array<string> breakdown repeats a user per element: one row per user and element, even with repeated elements
+  const perElement = req.byFields.some((b) => b.property.dataType === 'array<string>' && !b.buckets)
+  const columns = ['u.distinct_id AS id', ...(req.measure.property ? [`${req.measure.property.sql} AS v`] : []), ...dims]
+  return `SELECT ${perElement ? 'DISTINCT ' : ''}${columns.join(', ')}
+        FROM ${profiles(env.columns)}
+        WHERE ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+          AND ${crowdSql(req.crowds, 'u.distinct_id')}`
+}
+
 export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAttributeResponse> = {
   kind: 'userAttributes',
   validate(env, body) {
@@ -156,18 +172,9 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
 
   async run(env, req) {
     const p = env.params()
-    const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
     const dimList = req.byFields.map((_, i) => `d${i}`)
-    // an array<string> breakdown repeats a user per element: one row per user and element, even with repeated elements
-    const perElement = req.byFields.some((b) => b.property.dataType === 'array<string>' && !b.buckets)
-    const columns = ['u.distinct_id AS id', ...(req.measure.property ? [`${req.measure.property.sql} AS v`] : []), ...dims]
     const sql = `
-      WITH base AS (
-        SELECT ${perElement ? 'DISTINCT ' : ''}${columns.join(', ')}
-        FROM ${profiles(env.columns)}
-        WHERE ${filterSql(req.filter, env.columns, p, env.nowLocal)}
-          AND ${crowdSql(req.crowds, 'u.distinct_id')}
-      )
+      WITH base AS (${baseSql(env, req, p)})
       SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure)} AS a
       FROM base
       ${dimList.length > 0 ? 'GROUP BY ALL' : ''}`

@@ -57,9 +57,22 @@ export async function createFileCohort(ctx: DomainContext, scope: ProjectScope, 
   const name = checkName(input.name)
   const property = propertyOf(ctx, scope.appKey, input.property)
   const values = fileValues(input.file, property)
+  return createValuesCohort(ctx, scope, { name, property: property.id, values, operation: 'cohort.byfile' }, operator)
+}
+
+/**
+ * A static cohort of the users whose `property` equals one of `values` (kept, as a file's are),
+ * computed before the answer. The file cohorts, and the users behind an analysis cell (their xwho).
+ */
+export async function createValuesCohort(
+  ctx: DomainContext,
+  scope: ProjectScope,
+  { name, property, values, operation }: { name: string; property: string; values: string[]; operation: string },
+  operator: Operator | null,
+): Promise<FileCohort> {
   const now = currentTime()
   const row = ctx.meta.transaction(() => {
-    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: 0, source: 'file', content: null, fileProperty: property.id, operator, now })
+    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: 0, source: 'file', content: null, fileProperty: property, operator, now })
     const add = ctx.meta.prepare('INSERT INTO cohort_file_values (cohort_id, value) VALUES (?, ?)')
     for (const value of values) add.run(inserted.id, value)
     return inserted
@@ -68,7 +81,7 @@ export async function createFileCohort(ctx: DomainContext, scope: ProjectScope, 
   try {
     const outcome = await materialise(ctx, row.id, run, now)
     if (!outcome) throw new Error(`cohort ${row.code} was overtaken while it was created`)
-    recordOperation(ctx.meta, operator, 'cohort.byfile', scope.appKey, row.code)
+    recordOperation(ctx.meta, operator, operation, scope.appKey, row.code)
     const matched = outcome.matched ?? 0
     return { id: row.id, code: row.code, name: row.name, dynamic: 0, userNumber: outcome.userNumber, matched, unmatched: values.length - matched }
   } catch (err) {

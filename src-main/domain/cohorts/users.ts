@@ -42,7 +42,7 @@ export interface UsersPage {
   users: Record<string, unknown>[]
 }
 
-interface OutColumn {
+export interface OutColumn {
   key: string
   alias: string
   sql: string
@@ -66,7 +66,7 @@ interface PropertyRow {
 }
 
 /** The requested user properties (default: the visible ones of the plan), each as output SQL. */
-function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
+export function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
   let rows: PropertyRow[]
   if (value === undefined || value === null) {
     rows = meta
@@ -93,23 +93,24 @@ function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, existin
 }
 
 /** The output columns in order: the properties, distinct_id and xwho (when not requested), the tags. */
-function outColumns(props: OutColumn[], tags: TagPick[]): OutColumn[] {
+export function outColumns(props: OutColumn[], tags: TagPick[]): OutColumn[] {
   const base = ['distinct_id', 'xwho'].filter((k) => !props.some((p) => p.key === k)).map((k) => ({ key: k, alias: k, sql: `m.${k}` }))
   return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `t${i}.value` }))]
 }
 
-function selectSql(cohort: CohortRow, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
+/** The users of `members` (a table or relation with distinct_id and xwho) as output columns, in distinct_id order. */
+export function selectSql(members: string, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
   const profile = columns.some((c) => c.profile)
   const tagJoins = tags.map((t, i) => `LEFT JOIN ${t.table} t${i} ON t${i}.distinct_id = m.distinct_id AND t${i}.version = ${p.add(t.version)}`)
   return `SELECT ${columns.map((c) => `${c.sql} AS ${c.alias}`).join(', ')}
-    FROM ${membersTable(cohort.code)} m
+    FROM ${members} m
     ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
     ${tagJoins.join('\n    ')}
     ORDER BY m.distinct_id
     ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} OFFSET ${p.add(window.offset)}`
 }
 
-function shape(row: Record<string, unknown>, columns: OutColumn[]): Record<string, unknown> {
+export function shape(row: Record<string, unknown>, columns: OutColumn[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const c of columns) out[c.key] = jsonValue(row[c.alias] ?? null)
   return out
@@ -141,7 +142,7 @@ function windowOf(body: UsersBody, count: number): { offset: number; take: numbe
   return { offset, take: Math.max(0, Math.min(pageSize, limit - offset)), page }
 }
 
-async function existingColumns(conn: DuckDBConnection): Promise<Set<string>> {
+export async function existingColumns(conn: DuckDBConnection): Promise<Set<string>> {
   return new Set((await propertyColumns(conn, 'profile_vd')).keys())
 }
 
@@ -154,7 +155,7 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
     const { offset, take, page } = windowOf(body, count)
     if (take === 0) return { count, page, size: 0, users: [] }
     const p = new SqlParams()
-    const sql = selectSql(cohort, columns, tags, p, { limit: take, offset })
+    const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit: take, offset })
     const rows = (await conn.runAndReadAll(sql, p.values as never)).getRowObjectsJS()
     const users = rows.map((r) => shape(r, columns))
     return { count, page, size: users.length, users }
@@ -181,7 +182,7 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
     throw err
   }
   const p = new SqlParams()
-  const sql = selectSql(cohort, columns, tags, p, { limit, offset: 0 })
+  const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit, offset: 0 })
   const rows = streamRows(session, sql, p.values, signal)
   if (format === 'csv') {
     yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)

@@ -22,3 +22,8 @@ export function fileName(title: string, extension: string): string {
     .slice(0, 80)
   return `${base || 'chart'}.${extension}`
 }
+
+/** A file made in the page (a cell's users as CSV): a download, or the desktop app's save dialog. */
+export function downloadBlob(filename: string, blob: Blob): void {
+  void saveFile(blob, filename)
+}

@@ -1,0 +1,167 @@
+import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { DomainContext, Operator } from '../../context'
+import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
+import { checkName } from '../../cohorts/store'
+import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
+import { badParam } from '../../errors'
+import { USERS } from '../../ingest/identity'
+import { numeric } from '../../lenient'
+import type { ProjectScope } from '../../platform/projects'
+import { csvLines, exportFormat } from '../../sql/csv'
+import { jsonLines, jsonValue, streamRows } from '../../streaming'
+import { currentTime } from '../clock'
+import { openAnalysis } from '../runner'
+import { SqlParams } from '../sqlParams'
+import { cellOf, type CellModule } from './cell'
+import { distributionCells } from './distribution'
+import { eventCells } from './events'
+import { funnelCells } from './funnel'
+import { retentionCells } from './retention'
+import { userAttributeCells } from './userAttributes'
+
+/**
+ * POST /uba/api/{analysis}/users (and /users/export, /users/cohort): the analysis body plus `cell`
+ * gives the users counted in that cell, each once, in distinct_id order: a page of them, all of
+ * them as JSON lines or CSV, or a static cohort of exactly them.
+ */
+
+/** The analyses by their path name (/uba/api/<name>/analyze). */
+export const CELL_ANALYSES: Record<string, CellModule<unknown>> = {
+  events: eventCells as CellModule<unknown>,
+  funnels: funnelCells as CellModule<unknown>,
+  retentions: retentionCells as CellModule<unknown>,
+  distributions: distributionCells as CellModule<unknown>,
+  userAttributes: userAttributeCells as CellModule<unknown>,
+}
+
+/** The fields of the body that are not the analysis's. */
+const OWN = ['cell', 'page', 'pageNum', 'pageSize', 'properties', 'format', 'name', 'useCache']
+export const DEFAULT_PAGE_SIZE = 50
+export const MAX_PAGE_SIZE = 10_000
+
+/**
+ * The cell's users as a relation (distinct_id, xwho) over the temp table the cell filled. A user is
+ * named as everywhere (ingest/identity.ts USERS); user_ids and user_aliases come with the first
+ * load, so a project without them names nobody.
+ */
+async function membersOf(conn: DuckDBConnection): Promise<string> {
+  const reader = await conn.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
+  const tables = new Set(reader.getRows().map((r) => String(r[0])))
+  const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
+  if (!users) return '(SELECT distinct_id, CAST(NULL AS VARCHAR) AS xwho FROM cell_ids)'
+  return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
+}
+
+function analysisBody(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !OWN.includes(k)))
+}
+
+/**
+ * Finds the cell's users on `conn` into the temp table cell_ids (distinct_id), in a transaction
+ * (one snapshot, as the analysis reads) that the caller ends.
+ */
+async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: DuckDBConnection): Promise<void> {
+  const module = CELL_ANALYSES[analysis]
+  if (!module) throw badParam('analysis', `no analysis is called ${analysis}`)
+  const { env, request } = await openAnalysis(ctx, scope, conn, module.analysis, analysisBody(body), currentTime())
+  const cell = cellOf(body, module.fields)
+  await conn.run('BEGIN TRANSACTION')
+  const found = await module.select(env, request, cell)
+  await conn.run('CREATE OR REPLACE TEMP TABLE cell_ids (distinct_id BIGINT)')
+  if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values as never)
+  else if (found.ids.length > 0) await conn.run('INSERT INTO cell_ids SELECT unnest($1::DOUBLE[])', [listValue(found.ids)])
+}
+
+/** fillCell, then `work`; nothing is written, so the transaction is rolled back. */
+async function withCell<T>(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  try {
+    await fillCell(ctx, scope, analysis, body, conn)
+    return await work()
+  } finally {
+    await conn.run('ROLLBACK').catch(() => undefined)
+  }
+}
+
+function pageOf(body: Record<string, unknown>): { page: number; pageSize: number } {
+  const whole = (field: string, fallback: number, max: number) => {
+    const raw = body[field]
+    if (raw === undefined || raw === null) return fallback
+    const n = numeric(raw)
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max) throw badParam(field, `${field} must be a whole number from 1 to ${max}`)
+    return n
+  }
+  const page = whole(body.page !== undefined ? 'page' : 'pageNum', 1, Number.MAX_SAFE_INTEGER)
+  return { page, pageSize: whole('pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) }
+}
+
+async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, body: Record<string, unknown>): Promise<OutColumn[]> {
+  return outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(conn)), [])
+}
+
+export interface CellUsersPage {
+  count: number
+  page: number
+  pageSize: number
+  size: number
+  users: Record<string, unknown>[]
+}
+
+export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>): Promise<CellUsersPage> {
+  const { page, pageSize } = pageOf(body)
+  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+    const columns = await columnsOf(ctx, scope, conn, body)
+    return withCell(ctx, scope, analysis, body, conn, async () => {
+      const count = Number((await conn.runAndReadAll('SELECT count(*) FROM cell_ids')).getRows()[0][0])
+      const p = new SqlParams()
+      const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
+      const users = rows.map((r) => shape(r, columns))
+      return { count, page, pageSize, size: users.length, users }
+    })
+  })
+}
+
+/** Every user of the cell: JSON lines, or CSV (`bom`: with a byte-order mark), read in chunks. */
+export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, signal: AbortSignal, bom = false): AsyncGenerator<string> {
+  const format = exportFormat(body.format)
+  const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
+  let columns: OutColumn[]
+  let members: string
+  try {
+    columns = await columnsOf(ctx, scope, session.conn, body)
+    await fillCell(ctx, scope, analysis, body, session.conn)
+    members = await membersOf(session.conn)
+  } catch (err) {
+    session.close()
+    throw err
+  }
+  const p = new SqlParams()
+  const rows = streamRows(session, selectSql(members, columns, [], p, { limit: null, offset: 0 }), p.values, signal)
+  try {
+    if (format === 'csv') yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)
+    else yield* jsonLines(shaped(rows, columns))
+  } finally {
+    // closing ends the transaction and its temp table (streamRows closes it too once it has started)
+    session.close()
+  }
+}
+
+async function* shaped(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<Record<string, unknown>[]> {
+  for await (const chunk of chunks) yield chunk.map((r) => shape(r, columns))
+}
+
+async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
+}
+
+/** A static cohort named `name` whose members are exactly the cell's users (kept by their xwho). */
+export async function saveCellCohort(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, operator: Operator | null): Promise<FileCohort> {
+  const name = checkName(body.name)
+  const values = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
+    withCell(ctx, scope, analysis, body, conn, async () => {
+      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${await membersOf(conn)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
+      return rows.map((r) => String(r[0]))
+    }),
+  )
+  if (values.length === 0) throw badParam('cell', 'cell: nobody is counted in this cell; a cohort of no users is not saved')
+  return createValuesCohort(ctx, scope, { name, property: 'xwho', values, operation: 'cohort.fromCell' }, operator)
+}

@@ -1,0 +1,55 @@
+import { request, requestStream, type ProjectAuth } from './http'
+import type { AnalysisKind } from './analysis'
+
+/** The users behind one cell of an analysis (POST /uba/api/{analysis}/users, /export, /cohort). */
+
+export const CELL_USER_PATHS: Record<AnalysisKind, string> = {
+  events: '/uba/api/events/users',
+  funnels: '/uba/api/funnels/users',
+  retention: '/uba/api/retentions/users',
+  distribution: '/uba/api/distributions/users',
+  userAttributes: '/uba/api/userAttributes/users',
+}
+
+/** The coordinates of a cell, as each analysis names them (see /docs). */
+export type CellCoordinates = Record<string, string | number | (string | number)[]>
+
+export interface CellUser {
+  distinct_id: number
+  xwho: string
+  [property: string]: unknown
+}
+
+export interface CellUsersPage {
+  count: number
+  page: number
+  pageSize: number
+  size: number
+  users: CellUser[]
+}
+
+export interface SavedCellCohort {
+  id: number
+  code: string
+  name: string
+  userNumber: number
+}
+
+export interface CellQuery {
+  kind: AnalysisKind
+  body: object
+  cell: CellCoordinates
+}
+
+export function cellUsers(auth: ProjectAuth, q: CellQuery, page: number, pageSize: number): Promise<CellUsersPage> {
+  return request<CellUsersPage>(auth, 'POST', CELL_USER_PATHS[q.kind], { ...q.body, cell: q.cell, page, pageSize, properties: [] })
+}
+
+/** Every user of the cell as CSV with a byte-order mark (for spreadsheets), streamed. */
+export function exportCellUsers(auth: ProjectAuth, q: CellQuery, signal: AbortSignal): Promise<Response> {
+  return requestStream(auth, 'POST', `${CELL_USER_PATHS[q.kind]}/export?csvUtfEncoding=0`, { ...q.body, cell: q.cell, format: 'csv' }, { signal })
+}
+
+export function saveCellCohort(auth: ProjectAuth, q: CellQuery, name: string): Promise<SavedCellCohort> {
+  return request<SavedCellCohort>(auth, 'POST', `${CELL_USER_PATHS[q.kind]}/cohort`, { ...q.body, cell: q.cell, name })
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually, startTestServer, type TestServer } from '../helpers/server'
+
+/**
+ * The users behind every cell add up to the analysis's figures, on the sample: every cell of one
+ * funnel (each step's converted users = its convertedUser, dropped off after step k = the
+ * difference) and of one retention table (starters = totalPeople, returned = retentionPeoples[k],
+ * not returned = the difference), on every day column and period row.
+ */
+
+let s: TestServer
+const range = { crowds: ['$ALL'], fromDate: '2024-06-17', toDate: '2024-06-30' }
+
+async function count(analysis: string, body: Record<string, unknown>): Promise<number> {
+  const res = await s.call('POST', `/uba/api/${analysis}/users`, { headers: s.project, body: { ...body, pageSize: 1 } })
+  if (res.status !== 200) throw new Error(`${analysis}/users ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.count
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  const started = await s.call('POST', '/uba/api/import/sample', { headers: s.project, body: { users: 1000, days: 14, seed: 7, endDate: '2024-06-30' } })
+  expect(started.status).toBe(200)
+  await eventually(async () => (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: s.project })).body.state === 'succeeded', 60_000)
+})
+afterAll(() => s.stop())
+
+describe('the users behind every cell add up on the sample', () => {
+  it('funnel view_product -> add_to_cart -> checkout -> pay: every step and drop-off of every column', async () => {
+    const funnel = { ...range, steps: ['view_product', 'add_to_cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })) }
+    const answer = await s.call('POST', '/uba/api/funnels/analyze', { headers: s.project, body: funnel })
+    expect(answer.status).toBe(200)
+    const steps = answer.body.rows[0].stepsDetail.map((d: { convertedUser: number[] }) => d.convertedUser)
+    const dates: string[] = answer.body.dateList
+    expect(steps[0][0]).toBeGreaterThan(100)
+    expect(steps[3][0]).toBeGreaterThan(0)
+    let cells = 0
+    for (const [c, date] of dates.entries()) {
+      const day = c === 0 ? {} : { day: date.slice(0, 10).replaceAll('/', '-') }
+      for (let k = 0; k < steps.length; k++) {
+        expect(await count('funnels', { ...funnel, cell: { step: k, ...day } })).toBe(steps[k][c])
+        if (k < steps.length - 1) expect(await count('funnels', { ...funnel, cell: { step: k, outcome: 'dropped', ...day } })).toBe(steps[k][c] - steps[k + 1][c])
+        cells++
+      }
+    }
+    expect(cells).toBe(15 * 4)
+  })
+
+  it('retention $startup -> pay by day: starters, returned and not returned of every observed cell', async () => {
+    const retention = { ...range, firstEvent: { expression: 'event.$startup' }, secondEvent: { expression: 'event.pay' }, unit: 'DAY', duration: 3 }
+    const answer = await s.call('POST', '/uba/api/retentions/analyze', { headers: s.project, body: retention })
+    expect(answer.status).toBe(200)
+    let observed = 0
+    for (const row of answer.body.rows as { byValue: string; totalPeople: number; retentionPeoples: (number | null)[] }[]) {
+      const at = row.byValue === '$ALL' ? {} : { day: row.byValue.slice(0, 10).replaceAll('/', '-') }
+      expect(await count('retentions', { ...retention, cell: at })).toBe(row.totalPeople)
+      for (const [k, n] of row.retentionPeoples.entries()) {
+        if (n === null) {
+          const res = await s.call('POST', '/uba/api/retentions/users', { headers: s.project, body: { ...retention, cell: { ...at, offset: k } } })
+          expect(res.body.data).toEqual(['cell.offset'])
+          continue
+        }
+        expect(await count('retentions', { ...retention, cell: { ...at, offset: k } })).toBe(n)
+        expect(await count('retentions', { ...retention, cell: { ...at, offset: k, outcome: 'notReturned' } })).toBe(row.totalPeople - n)
+        observed++
+      }
+    }
+    expect(answer.body.rows).toHaveLength(15)
+    expect(observed).toBeGreaterThan(40)
+  })
+})
