@@ -3,6 +3,7 @@ import { UNKNOWN } from './breakdown'
 import { chunksOf, doubleColumn, intColumn } from './columnar'
 import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
+import type { FunnelOrder } from './funnelOptions'
 
 /**
  * Following the funnel's paths over the candidate events of funnelSql.ts, one user at a time.
@@ -23,6 +24,11 @@ import { GroupTally, grown } from './funnelTally'
  * 5. Holding the breakdown value constant (byStepIndex -1): the total as above; then for each value
  *    the user's events carry, the same over only the events that carry it (each step of a path in
  *    the value's row has that value).
+ * 6. Options (funnelOptions.ts): exclusion rows and, in a strict order, every other event sit among
+ *    the steps with no step bits; step k+1 counts only when no such row lies strictly between its
+ *    time and step k's (blocked: one pointer per excluded span, also moving forward only). In any
+ *    order a path starts at any step's event and takes each step's first event from there
+ *    (walkAny). The counted paths' times feed the time-to-convert histogram (total, $ALL).
  * Layout, for speed on millions of events: a user's events are pairs (time, day and steps) side by
  * side in one array, so placing an event touches one cache line; step times go to typed lists per
  * label, column and step, their medians found by selection.
@@ -38,6 +44,12 @@ export interface FunnelPathsOptions {
    * or HOLD_CONSTANT: every row carries its label and a value's paths use only its events.
    */
   labelStep: number | null
+  /** ORDERED when omitted. */
+  order?: FunnelOrder
+  /** The spans any exclusion stops (bit k: between steps k and k+1); 0 or omitted: none. */
+  excludedSpans?: number
+  /** The histogram of the counted paths' times over the range (total row), from one step to a later one. */
+  timeToConvert?: { fromStep: number; toStep: number; buckets: number[] } | null
 }
 
 /** labelStep of a breakdown on any step (byStepIndex -1): the property held constant along the path. */
@@ -68,6 +80,11 @@ export function stepsOf(md: number): number {
   return md & STEP_MASK
 }
 
+/** The spans an exclusion row stops (0 for a step row, and for a strict order's other events). */
+function spansOf(md: number): number {
+  return (md & STEP_MASK) === 0 ? md / STEP_SPAN : 0
+}
+
 /** Counts the events of each user (at start[uid + 1]); returns how many rows were events. */
 function countUsers(uid: Int32Array, start: Int32Array): number {
   let events = 0
@@ -87,8 +104,10 @@ function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Fl
     if (u < 0) continue
     const at = place[u]++
     const day = (md[i] / STEP_SPAN) | 0
+    const steps = md[i] - day * STEP_SPAN
     events[2 * at] = t[i]
-    events[2 * at + 1] = columnOfDay[day] * STEP_SPAN + (md[i] - day * STEP_SPAN)
+    // a row with no steps (an exclusion's) keeps its spans where a step row keeps its day's column
+    events[2 * at + 1] = steps === 0 ? md[i] : columnOfDay[day] * STEP_SPAN + steps
     if (li !== null) labels[at] = li[i]
   }
 }
@@ -114,12 +133,24 @@ export class FunnelPaths {
   /** The deepest path of the current day, and of the range. */
   private readonly dayPath: Int32Array
   private readonly allPath: Int32Array
+  private readonly stepOrder: FunnelOrder
+  private readonly strict: boolean
+  private readonly spans: number
+  /** Per excluded span k: the first exclusion row of span k later than step k of the path (moves forward only). */
+  private readonly excluded: Int32Array
+  /** Users of the time-to-convert histogram, by bucket. */
+  private readonly histogram: number[]
 
   constructor(private readonly o: FunnelPathsOptions) {
     this.s = o.steps
     this.path = new Int32Array(o.steps)
     this.dayPath = new Int32Array(o.steps)
     this.allPath = new Int32Array(o.steps)
+    this.stepOrder = o.order ?? 'ORDERED'
+    this.strict = this.stepOrder === 'STRICT'
+    this.spans = o.excludedSpans ?? 0
+    this.excluded = new Int32Array(o.steps)
+    this.histogram = new Array<number>(o.timeToConvert?.buckets.length ?? 0).fill(0)
     this.newGroup()
   }
 
@@ -146,6 +177,11 @@ export class FunnelPaths {
       placeEvents(uids[c], place, doubleColumn(chunk, 1), doubleColumn(chunk, 2), labelled ? intColumn(chunk, 3) : null, this.o.columnOfDay, this.events, this.li)
     })
     for (let u = 0; u < users; u++) if (start[u + 1] > start[u]) this.followUser(start[u], start[u + 1])
+  }
+
+  /** The time-to-convert histogram: users by bucket (empty without the option). */
+  timeToConvert(): number[] {
+    return [...this.histogram]
   }
 
   /** The rows of the tally: per group and column with anyone entered. */
@@ -193,25 +229,33 @@ export class FunnelPaths {
     for (const g of groups) {
       // the user's events that carry the value, as a sequence of their own
       this.sub = grown(this.sub, 2 * (b - a), (n) => new Float64Array(n))
+      // rows with no steps (exclusions, a strict order's other events) stay; in a strict order a step of another value stays as an other event
       let n = 0
       for (let i = a; i < b; i++) {
-        if (!this.groupsOfRow(this.li[i]).includes(g)) continue
+        let md = this.events[2 * i + 1]
+        if (stepsOf(md) !== 0 && !this.groupsOfRow(this.li[i]).includes(g)) {
+          if (!this.strict) continue
+          md = 0
+        }
         this.sub[2 * n] = this.events[2 * i]
-        this.sub[2 * n + 1] = this.events[2 * i + 1]
+        this.sub[2 * n + 1] = md
         n++
       }
       this.walk(this.sub, 0, n, [g])
     }
   }
 
-  /** The groups of the values the events a..b-1 carry (with HOLD_CONSTANT every row has a label). */
+  /** The groups of the values the steps a..b-1 carry (with HOLD_CONSTANT every step row has a label). */
   private groupsOfUser(a: number, b: number): number[] {
     const first = this.li[a]
     let same = true
     for (let i = a + 1; i < b && same; i++) same = this.li[i] === first
     if (same) return this.groupsOfRow(first)
     const groups = new Set<number>()
-    for (let i = a; i < b; i++) for (const g of this.groupsOfRow(this.li[i])) groups.add(g)
+    for (let i = a; i < b; i++) {
+      if (stepsOf(this.events[2 * i + 1]) === 0) continue
+      for (const g of this.groupsOfRow(this.li[i])) groups.add(g)
+    }
     return [...groups]
   }
 
@@ -226,10 +270,16 @@ export class FunnelPaths {
    * earlier), so one pointer per step walks the events once whatever the number of entries.
    */
   private walk(e: Float64Array, a: number, b: number, into: number[] | null): void {
+    if (this.stepOrder === 'ANY') {
+      this.walkAny(e, a, b, into)
+      return
+    }
     const s = this.s
     const { path, dayPath, allPath } = this
     const window = this.o.windowMicros
+    const blocking = this.strict || this.spans !== 0
     path.fill(a - 1)
+    if (this.spans !== 0) this.excluded.fill(a)
     let dayColumn = -1
     let dayDepth = 0
     let allDepth = 0
@@ -250,8 +300,85 @@ export class FunnelPaths {
           path[k] = j
         }
         if (j >= b) break
-        if (depth === k && e[2 * j] <= end) depth++
+        if (depth === k && e[2 * j] <= end && !(blocking && this.blocked(e, path[k - 1], j, k - 1, b))) depth++
       }
+      if (column !== dayColumn) {
+        if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
+        dayColumn = column
+        dayDepth = 0
+      }
+      if (depth > dayDepth) {
+        dayDepth = depth
+        for (let k = 0; k < depth; k++) dayPath[k] = path[k]
+      }
+      if (depth > allDepth) {
+        allDepth = depth
+        for (let k = 0; k < depth; k++) allPath[k] = path[k]
+      }
+    }
+    if (dayColumn > 0) {
+      this.count(e, dayColumn, dayPath, dayDepth, into)
+      this.count(e, 0, allPath, allDepth, into)
+    }
+  }
+
+  /**
+   * Whether step `span` + 1 at j is barred from following step `span` at x: in a strict order by any
+   * event strictly between their times, and by an exclusion row of the span strictly between them.
+   * Called with x moving forward only (the entries' paths), as the exclusion pointers require.
+   */
+  private blocked(e: Float64Array, x: number, j: number, span: number, b: number): boolean {
+    const tx = e[2 * x]
+    const tj = e[2 * j]
+    if (this.strict) {
+      let n = x + 1
+      while (n < j && e[2 * n] === tx) n++
+      if (n < j && e[2 * n] < tj) return true
+    }
+    if (((this.spans >>> span) & 1) === 0) return false
+    let n = this.excluded[span]
+    while (n < b && (((spansOf(e[2 * n + 1]) >>> span) & 1) === 0 || e[2 * n] <= tx)) n++
+    this.excluded[span] = n
+    return n < b && e[2 * n] < tj
+  }
+
+  /**
+   * The paths in any order: from each step's event inside the range (the anchor), step k's event is
+   * the first at or after it matching step k (one pointer per step, moving forward only); the path
+   * reaches step k when steps 0..k all have one inside the window. Only an anchor on its own path
+   * counts (another anchor starts the same path at its first event), the earliest among equals.
+   */
+  private walkAny(e: Float64Array, a: number, b: number, into: number[] | null): void {
+    const s = this.s
+    const { path, dayPath, allPath } = this
+    const next = this.excluded
+    const window = this.o.windowMicros
+    next.fill(a - 1)
+    let dayColumn = -1
+    let dayDepth = 0
+    let allDepth = 0
+    for (let i = a; i < b; i++) {
+      const md = e[2 * i + 1]
+      if (stepsOf(md) === 0) continue
+      const column = md >>> STEP_BITS
+      if (column === 0) continue
+      const end = e[2 * i] + window
+      let depth = 0
+      let anchored = false
+      for (let k = 0; k < s; k++) {
+        let j = next[k]
+        if (j < i) {
+          const bit = 1 << k
+          j = i
+          while (j < b && (stepsOf(e[2 * j + 1]) & bit) === 0) j++
+          next[k] = j
+        }
+        if (j >= b || e[2 * j] > end) break
+        path[k] = j
+        anchored ||= j === i
+        depth++
+      }
+      if (!anchored) continue
       if (column !== dayColumn) {
         if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
         dayColumn = column
@@ -286,9 +413,30 @@ export class FunnelPaths {
     else for (const g of this.partGroups[li]) this.tally(e, g, column, path, depth)
   }
 
+  /** Step k's time on a path: when steps 0..k were all done (in order: step k's own time). */
   private tally(e: Float64Array, g: number, column: number, path: Int32Array, depth: number): void {
     const tally = this.groups[g]
     tally.count(column, depth)
-    for (let k = 1; k < depth; k++) tally.addTime(column, k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
+    let done = e[2 * path[0]]
+    for (let k = 1; k < depth; k++) {
+      const t = Math.max(done, e[2 * path[k]])
+      tally.addTime(column, k, (t - done) / MICROS)
+      done = t
+    }
+    const histogram = this.o.timeToConvert
+    if (histogram && g === 0 && column === 0 && depth > histogram.toStep) this.addTimeToConvert(e, path, histogram)
+  }
+
+  private addTimeToConvert(e: Float64Array, path: Int32Array, h: { fromStep: number; toStep: number; buckets: number[] }): void {
+    let done = e[2 * path[0]]
+    let from = done
+    for (let k = 1; k <= h.toStep; k++) {
+      done = Math.max(done, e[2 * path[k]])
+      if (k === h.fromStep) from = done
+    }
+    const seconds = (done - from) / MICROS
+    let bucket = h.buckets.length - 1
+    while (bucket > 0 && h.buckets[bucket] > seconds) bucket--
+    this.histogram[bucket]++
   }
 }

@@ -6,6 +6,7 @@ import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'
 import { HOLD_CONSTANT, STEP_BITS } from './funnelPaths'
 import type { SqlParams } from './sqlParams'
+import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
 /**
  * The funnel's SQL: DuckDB reads the candidate events, the path following runs over them in
@@ -25,6 +26,10 @@ import type { SqlParams } from './sqlParams'
  * or every row when the value is held constant over the steps (byStepIndex -1). The dictionary comes in the same result, as rows with uid -1, `li` and the label
  * (`lab`: VARCHAR, or a list for an array property broken down by element), numbered in label
  * order so that tied events sort by label.
+ *
+ * Exclusions (funnelOptions.ts) add rows of their own, with no step bits: md = the spans they stop
+ * (bit k: between steps k and k+1) * 2^STEP_BITS; an event that is a step and an exclusion gives
+ * both rows. With order STRICT every other event the filter keeps comes too (md 0): it interrupts.
  */
 
 export interface FunnelStep {
@@ -46,6 +51,8 @@ export interface FunnelQuery {
   byStep: number
   /** The conversion window in seconds. */
   windowSeconds: number
+  order: FunnelOrder
+  exclusions: FunnelExclusion[]
 }
 
 /** The label of one event row for an event breakdown; a list for array properties, unnested last. */
@@ -60,10 +67,15 @@ function rowLabel(b: Breakdown, p: SqlParams): string {
  * events, one comparison per step cost more than reading the rows (a CASE tests the name once per
  * branch until one matches). Inside each event's branch, a step's filter and a virtual event's
  * member filters gate the step's bit; $Anything steps apply to every row. Same bits as
- * COALESCE(eventSql(step) AND filterSql(step), false) for each step.
+ * COALESCE(eventSql(step) AND filterSql(step), false) for each step. `bits` gives each item's
+ * value (2^k for step k; an exclusion's span mask).
  */
-function maskSql(steps: FunnelStep[], columns: Columns, p: SqlParams, nowLocal: string): string {
-  const bit = (condition: string, k: number) => (condition === 'true' ? String(2 ** k) : `(COALESCE(${condition}, false)::INTEGER << ${k})`)
+function maskSql(steps: FunnelStep[], bits: number[], columns: Columns, p: SqlParams, nowLocal: string): string {
+  const bit = (condition: string, k: number) => {
+    if (condition === 'true') return String(bits[k])
+    const shift = Math.log2(bits[k])
+    return Number.isInteger(shift) ? `(COALESCE(${condition}, false)::INTEGER << ${shift})` : `(COALESCE(${condition}, false)::INTEGER * ${bits[k]})`
+  }
   const both = (a: string, b: string) => (a === 'true' ? b : b === 'true' ? a : `(${a}) AND (${b})`)
   const branches = new Map<string, string[]>()
   const anywhere: string[] = []
@@ -81,7 +93,7 @@ function maskSql(steps: FunnelStep[], columns: Columns, p: SqlParams, nowLocal: 
       branches.set(eventId, [...(branches.get(eventId) ?? []), bit(both(member, own), k)])
     }
   })
-  const named = [...branches].map(([eventId, bits]) => `WHEN ${p.add(eventId)} THEN ${bits.join(' | ')}`)
+  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${ors.join(' | ')}`)
   return [named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere].join(' | ')
 }
 
@@ -109,14 +121,15 @@ export function labelStep(q: FunnelQuery): number {
 
 export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, nowLocal: string, users: UserRange): string {
   const profile = needsProfile(q.filter) || q.steps.some((s) => needsProfile(s.filter)) || (!!q.byField && readsProfile([q.byField]))
-  const mask = maskSql(q.steps, columns, p, nowLocal)
+  const mask = maskSql(q.steps, q.steps.map((_, k) => 2 ** k), columns, p, nowLocal)
+  const spans = q.exclusions.length ? maskSql(q.exclusions, q.exclusions.map(spanMask), columns, p, nowLocal) : null
   const step = q.byField ? labelStep(q) : null
   const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, p) : `CASE WHEN (${mask}) & ${2 ** step} <> 0 THEN ${rowLabel(q.byField!, p)} END`
   const fromDs = dsOf(q.fromDate)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN e.ds - ${p.add(fromDs - 1)} ELSE 0 END`
   const cand = `
       SELECT (e.distinct_id - ${p.add(users.lo)})::INTEGER AS uid, epoch_us(e.xwhen)::DOUBLE AS t, (${mask})::INTEGER AS m, ${column} AS col
-             ${label ? `, ${label} AS lab` : ''}
+             ${spans ? `, (${spans})::INTEGER AS x` : ''}${label ? `, ${label} AS lab` : ''}
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       WHERE e.ds BETWEEN ${p.add(fromDs)} AND ${p.add(readToDs(q))}
@@ -124,12 +137,22 @@ export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, no
         AND ${samplingSql(q.sampling)}
         AND ${crowdSql(q.crowds)}
         AND ${filterSql(q.filter, columns, p, nowLocal)}`
-  const md = `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE AS md`
-  if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE c.m <> 0`
+  const md = `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE`
+  // rows with no step bits: exclusions (their spans above the step bits) and, in a strict order,
+  // every other event; an event that is a step and an exclusion gives a second row
+  const strict = q.order === 'STRICT'
+  const keep = strict ? 'true' : spans ? 'c.m <> 0 OR c.x <> 0' : 'c.m <> 0'
+  const value = spans ? `CASE WHEN c.m <> 0 THEN ${md} ELSE (c.x * ${2 ** STEP_BITS})::DOUBLE END` : strict ? `CASE WHEN c.m <> 0 THEN ${md} ELSE 0::DOUBLE END` : md
+  const both = (li: string) => (spans ? `UNION ALL SELECT c.uid, c.t, (c.x * ${2 ** STEP_BITS})::DOUBLE${li} FROM cand c WHERE c.m <> 0 AND c.x <> 0` : '')
+  if (!label) {
+    if (!spans) return `SELECT c.uid, c.t, ${value} AS md FROM (${cand}) c WHERE ${keep}`
+    return `WITH cand AS (${cand}) SELECT c.uid, c.t, ${value} AS md FROM cand c WHERE ${keep} ${both('')}`
+  }
   return `
     WITH cand AS (${cand}),
-    labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL))
-    SELECT c.uid, c.t, ${md}, COALESCE(l.li, -1) AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE c.m <> 0
+    labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND m <> 0))
+    SELECT c.uid, c.t, ${value} AS md, CASE WHEN c.m <> 0 THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
+    ${both(', -1, NULL')}
     UNION ALL
     SELECT -1, 0, 0, li, lab FROM labs`
 }

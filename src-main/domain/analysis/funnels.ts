@@ -12,6 +12,7 @@ import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelS
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
+import { bucketsFor, exclusionsOf, orderOf, spanMask, timeToConvertOf, type TimeToConvert } from './funnelOptions'
 
 /**
  * Funnel (spec 4.10). A user enters at any first-step event inside the range; each later step is a
@@ -32,10 +33,16 @@ const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
 /** A part's user ids, relative to its first, must fit an INTEGER. */
 const USERS_PER_PART = 2 ** 30
 
-const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit']
+const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit', 'exclusions', 'order', 'timeToConvert']
 
 export interface FunnelRequest extends FunnelQuery {
   limit: number
+  timeToConvert: TimeToConvert | null
+}
+
+/** The time-to-convert histogram (option timeToConvert): seconds from `from` (inclusive) to `to` (exclusive; null: no end). */
+interface TimeToConvertAnswer extends TimeToConvert {
+  buckets: { from: number; to: number | null; users: number }[]
 }
 
 interface StepDetail {
@@ -61,6 +68,7 @@ export interface FunnelResponse {
   stepEvents: string[]
   rows: FunnelRow[]
   samplingFactor: number
+  timeToConvert?: TimeToConvertAnswer
 }
 
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
@@ -75,10 +83,9 @@ function fitsStep(eventId: string, ref: EventRef): boolean {
   return eventId === ANY_EVENT || own === null || own.includes(eventId)
 }
 
-function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
-  const field = `steps[${i}]`
+function stepOf(env: ValidateEnv, value: unknown, field: string, known = ['expression', 'filter']): FunnelStep {
   const step = recordOf(value, field)
-  ignoreUnknown(step, ['expression', 'filter'], field)
+  ignoreUnknown(step, known, field)
   const event = resolveEvent(env.ctx.meta, env.scope.appKey, step.expression, `${field}.expression`, env.lookup)
   const filter = step.filter === undefined || step.filter === null ? undefined : validateFilter(step.filter, `${field}.filter`, env.lookup)
   filter?.conditions.forEach((c, j) => {
@@ -161,6 +168,10 @@ function seconds(value: number | null): number | null {
   return value === null ? null : Math.round(value * 1000) / 1000
 }
 
+function timeToConvertAnswer(span: TimeToConvert, buckets: number[], users: number[]): TimeToConvertAnswer {
+  return { ...span, buckets: buckets.map((from, i) => ({ from, to: buckets[i + 1] ?? null, users: users[i] })) }
+}
+
 /** Reads the candidate events in parts of the users and follows their paths. */
 async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelPaths> {
   const fromDs = dsOf(req.fromDate)
@@ -171,6 +182,9 @@ async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[])
     windowMicros: req.windowSeconds * 1_000_000,
     columnOfDay,
     labelStep: req.byField ? labelStep(req) : null,
+    order: req.order,
+    excludedSpans: req.exclusions.reduce((mask, x) => mask | spanMask(x), 0),
+    timeToConvert: req.timeToConvert && { ...req.timeToConvert, buckets: bucketsFor(req.windowSeconds) },
   })
   const sizeParams = env.params()
   const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
@@ -212,7 +226,9 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
     const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     if (crowds.length > 1) throw badParam('crowds', 'a funnel compares no cohorts: send one crowd')
     if (!Array.isArray(body.steps) || body.steps.length < 2 || body.steps.length > MAX_STEPS) throw badParam('steps', `steps must be a list of 2 to ${MAX_STEPS} steps`)
-    const steps = body.steps.map((s, i) => stepOf(env, s, i))
+    const steps = body.steps.map((s, i) => stepOf(env, s, `steps[${i}]`))
+    const order = orderOf(body.order)
+    const exclusions = exclusionsOf(body.exclusions, steps.length, order, (x, field) => stepOf(env, x, field, ['expression', 'filter', 'fromStep', 'toStep']))
     const filter: CheckedFilter | undefined = body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup)
     const windowSeconds = windowOf(body)
     return {
@@ -224,6 +240,9 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       crowds,
       ...breakdownOf(env, body, steps),
       windowSeconds,
+      order,
+      exclusions,
+      timeToConvert: timeToConvertOf(body.timeToConvert, steps.length),
       limit: limitOf(body.limit, 1000),
     }
   },
@@ -254,6 +273,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       stepEvents: req.steps.map((s) => s.expression),
       rows: [total, ...breakdown],
       samplingFactor: req.sampling,
+      ...(req.timeToConvert && { timeToConvert: timeToConvertAnswer(req.timeToConvert, bucketsFor(req.windowSeconds), paths.timeToConvert()) }),
     }
   },
 }
