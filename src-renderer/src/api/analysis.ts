@@ -49,6 +49,9 @@ export interface FunnelsRequest extends Dated {
   byStepIndex?: number
   convertTime?: number
   convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
+  order?: 'ORDERED' | 'STRICT' | 'ANY'
+  exclusions?: { expression: string; filter?: Filter; fromStep?: number; toStep?: number }[]
+  timeToConvert?: boolean | { fromStep?: number; toStep?: number }
 }
 
 export interface RetentionRequest extends Dated {
@@ -107,6 +110,8 @@ export interface FunnelsResponse extends Answered {
     stepsDetail: { expression: string; convertedUser: number[] }[]
     medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[]
   }[]
+  /** With the request's timeToConvert: converted users by seconds between two steps (from inclusive, to exclusive or null). */
+  timeToConvert?: { fromStep: number; toStep: number; buckets: { from: number; to: number | null; users: number }[] }
 }
 
 export interface RetentionResponse extends Answered {

@@ -33,6 +33,17 @@ export interface StepDraft {
 
 export type ChartStyle = 'line' | 'bar'
 
+/** The funnel's answer as steps (bars), as the time-to-convert histogram, or as the conversion trend by entry day. */
+export type FunnelView = 'steps' | 'time' | 'trend'
+
+export type FunnelOrder = 'ORDERED' | 'STRICT' | 'ANY'
+
+/** An exclusion step: a user who does this event between steps fromStep and toStep (0-based) does not convert past them. */
+export interface ExclusionDraft extends StepDraft {
+  fromStep: number
+  toStep: number
+}
+
 export interface EventsDefinition {
   measures: MeasureDraft[]
   filter: FilterDraft
@@ -49,6 +60,9 @@ export interface FunnelsDefinition {
   byStepIndex: number
   convertTime: number
   convertTimeUnit: 'DAY' | 'HOUR' | 'MINUTE'
+  order: FunnelOrder
+  exclusions: ExclusionDraft[]
+  view: FunnelView
 }
 
 export interface RetentionDefinition {
@@ -104,7 +118,7 @@ export function newStep(eventId = ''): StepDraft {
 export function defaultDefinitions(): Definitions {
   return {
     events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line' },
-    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY' },
+    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY', order: 'ORDERED', exclusions: [], view: 'steps' },
     retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY' },
     distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
     userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },

@@ -1,21 +1,26 @@
 import type { ChartPalette } from '../../../components/charts/palette'
 import type { ChartResult } from '../../../stores/charts'
-import type { ChartStyle } from '../model/definitions'
+import type { ChartStyle, FunnelView } from '../model/definitions'
 import type { Shaped } from './chartBase'
 import { shapeDistribution } from './distribution'
 import { shapeEvents } from './events'
 import { shapeFunnels } from './funnels'
+import { shapeFunnelTime, shapeFunnelTrend } from './funnelViews'
 import { shapeRetention } from './retention'
 import { shapeUserAttributes } from './userAttributes'
 
-/** The chart and the table of a result, by its analysis. */
-export function shape(result: ChartResult, p: ChartPalette, style: ChartStyle): Shaped {
+/** The chart and the table of a result, by its analysis (a funnel by its chosen view). */
+export function shape(result: ChartResult, p: ChartPalette, style: ChartStyle, funnelView: FunnelView = 'steps'): Shaped {
   const { response, labels } = result
   switch (result.kind) {
     case 'events':
       return shapeEvents(response as ChartResult<'events'>['response'], labels, p, style)
-    case 'funnels':
-      return shapeFunnels(response as ChartResult<'funnels'>['response'], labels, p)
+    case 'funnels': {
+      const funnel = response as ChartResult<'funnels'>['response']
+      if (funnelView === 'time') return shapeFunnelTime(funnel, labels, p)
+      if (funnelView === 'trend') return shapeFunnelTrend(funnel, labels, p)
+      return shapeFunnels(funnel, labels, p)
+    }
     case 'retention':
       return shapeRetention(response as ChartResult<'retention'>['response'], labels, p)
     case 'distribution':
