@@ -4,6 +4,10 @@ import { chunksOf, doubleColumn, intColumn } from './columnar'
 import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
+import { anyOrderPaths, walkAnyOrder } from './funnelAnyOrder'
+import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf } from './funnelRows'
+
+export { STEP_BITS, stepsOf } from './funnelRows'
 
 /**
  * Following the funnel's paths over the candidate events of funnelSql.ts, one user at a time.
@@ -28,7 +32,7 @@ import type { FunnelOrder } from './funnelOptions'
  *    the steps with no step bits; step k+1 counts only when no such row lies strictly between its
  *    time and step k's (blocked: one pointer per excluded span, also moving forward only). In any
  *    order a path starts at any step's event and takes each step's first event from there
- *    (walkAny). The counted paths' times feed the time-to-convert histogram (total, $ALL).
+ *    (funnelAnyOrder.ts). The counted paths' times feed the time-to-convert histogram (total, $ALL).
  * Layout, for speed on millions of events: a user's events are pairs (time, day and steps) side by
  * side in one array, so placing an event touches one cache line; step times go to typed lists per
  * label, column and step, their medians found by selection.
@@ -66,51 +70,6 @@ export interface FunnelTallyRow {
 }
 
 const MICROS = 1_000_000
-/**
- * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them (ds -
- * fromDate's ds + 1; 0 past toDate). Placed events keep the day's column there instead (at most
- * MAX_RANGE_DAYS + 1 < 2^12), so that the pair's second value fits 32 bits and reads with integer
- * operations.
- */
-export const STEP_BITS = 20
-const STEP_SPAN = 2 ** STEP_BITS
-const STEP_MASK = STEP_SPAN - 1
-
-export function stepsOf(md: number): number {
-  return md & STEP_MASK
-}
-
-/** The spans an exclusion row stops (0 for a step row, and for a strict order's other events). */
-function spansOf(md: number): number {
-  return (md & STEP_MASK) === 0 ? md / STEP_SPAN : 0
-}
-
-/** Counts the events of each user (at start[uid + 1]); returns how many rows were events. */
-function countUsers(uid: Int32Array, start: Int32Array): number {
-  let events = 0
-  for (let i = 0; i < uid.length; i++) {
-    const u = uid[i]
-    if (u < 0) continue
-    start[u + 1]++
-    events++
-  }
-  return events
-}
-
-/** Copies a chunk's events to their users' places (a counting sort's second pass), each day as its column. */
-function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array): void {
-  for (let i = 0; i < uid.length; i++) {
-    const u = uid[i]
-    if (u < 0) continue
-    const at = place[u]++
-    const day = (md[i] / STEP_SPAN) | 0
-    const steps = md[i] - day * STEP_SPAN
-    events[2 * at] = t[i]
-    // a row with no steps (an exclusion's) keeps its spans where a step row keeps its day's column
-    events[2 * at + 1] = steps === 0 ? md[i] : columnOfDay[day] * STEP_SPAN + steps
-    if (li !== null) labels[at] = li[i]
-  }
-}
 
 export class FunnelPaths {
   private readonly s: number
@@ -138,6 +97,8 @@ export class FunnelPaths {
   private readonly spans: number
   /** Per excluded span k: the first exclusion row of span k later than step k of the path (moves forward only). */
   private readonly excluded: Int32Array
+  /** Room for the paths in any order (funnelAnyOrder.ts). */
+  private readonly anyOrder: ReturnType<typeof anyOrderPaths>
   /** Users of the time-to-convert histogram, by bucket. */
   private readonly histogram: number[]
 
@@ -150,6 +111,7 @@ export class FunnelPaths {
     this.strict = this.stepOrder === 'STRICT'
     this.spans = o.excludedSpans ?? 0
     this.excluded = new Int32Array(o.steps)
+    this.anyOrder = anyOrderPaths(o.steps)
     this.histogram = new Array<number>(o.timeToConvert?.buckets.length ?? 0).fill(0)
     this.newGroup()
   }
@@ -271,7 +233,7 @@ export class FunnelPaths {
    */
   private walk(e: Float64Array, a: number, b: number, into: number[] | null): void {
     if (this.stepOrder === 'ANY') {
-      this.walkAny(e, a, b, into)
+      walkAnyOrder(e, a, b, this.o.windowMicros, this.anyOrder, (column, path, depth) => this.count(e, column, path, depth, into))
       return
     }
     const s = this.s
@@ -340,63 +302,6 @@ export class FunnelPaths {
     while (n < b && (((spansOf(e[2 * n + 1]) >>> span) & 1) === 0 || e[2 * n] <= tx)) n++
     this.excluded[span] = n
     return n < b && e[2 * n] < tj
-  }
-
-  /**
-   * The paths in any order: from each step's event inside the range (the anchor), step k's event is
-   * the first at or after it matching step k (one pointer per step, moving forward only); the path
-   * reaches step k when steps 0..k all have one inside the window. Only an anchor on its own path
-   * counts (another anchor starts the same path at its first event), the earliest among equals.
-   */
-  private walkAny(e: Float64Array, a: number, b: number, into: number[] | null): void {
-    const s = this.s
-    const { path, dayPath, allPath } = this
-    const next = this.excluded
-    const window = this.o.windowMicros
-    next.fill(a - 1)
-    let dayColumn = -1
-    let dayDepth = 0
-    let allDepth = 0
-    for (let i = a; i < b; i++) {
-      const md = e[2 * i + 1]
-      if (stepsOf(md) === 0) continue
-      const column = md >>> STEP_BITS
-      if (column === 0) continue
-      const end = e[2 * i] + window
-      let depth = 0
-      let anchored = false
-      for (let k = 0; k < s; k++) {
-        let j = next[k]
-        if (j < i) {
-          const bit = 1 << k
-          j = i
-          while (j < b && (stepsOf(e[2 * j + 1]) & bit) === 0) j++
-          next[k] = j
-        }
-        if (j >= b || e[2 * j] > end) break
-        path[k] = j
-        anchored ||= j === i
-        depth++
-      }
-      if (!anchored) continue
-      if (column !== dayColumn) {
-        if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
-        dayColumn = column
-        dayDepth = 0
-      }
-      if (depth > dayDepth) {
-        dayDepth = depth
-        for (let k = 0; k < depth; k++) dayPath[k] = path[k]
-      }
-      if (depth > allDepth) {
-        allDepth = depth
-        for (let k = 0; k < depth; k++) allPath[k] = path[k]
-      }
-    }
-    if (dayColumn > 0) {
-      this.count(e, dayColumn, dayPath, dayDepth, into)
-      this.count(e, 0, allPath, allDepth, into)
-    }
   }
 
   /** Counts one user's path in a column: under the groups `into`, or under the total and each of its labels. */
