@@ -248,6 +248,38 @@ describe('funnel order', () => {
   })
 })
 
+describe('funnel options with the breakdown held constant over the steps (byStepIndex -1)', () => {
+  it('an exclusion or a strict order applies to each value\'s paths, other values\' steps interrupting a strict one', async () => {
+    // h1: view ios 10:00, leave 10:01, cart ios 10:02, view android 10:03, cart android 10:04
+    // h2: view ios 10:00, cart android 10:01, cart ios 10:02
+    const held = await newProject(s, 'holdopts', 'UTC')
+    const data = [
+      rec('h1', 'view', '2024-01-01 10:00:00', { plat: 'ios' }),
+      rec('h1', 'leave', '2024-01-01 10:01:00'),
+      rec('h1', 'cart', '2024-01-01 10:02:00', { plat: 'ios' }),
+      rec('h1', 'view', '2024-01-01 10:03:00', { plat: 'android' }),
+      rec('h1', 'cart', '2024-01-01 10:04:00', { plat: 'android' }),
+      rec('h2', 'view', '2024-01-01 10:00:00', { plat: 'ios' }),
+      rec('h2', 'cart', '2024-01-01 10:01:00', { plat: 'android' }),
+      rec('h2', 'cart', '2024-01-01 10:02:00', { plat: 'ios' }),
+    ]
+    expect((await importAndWait(s, held, { path: fixture('held.jsonl', data.join('\n')) })).state).toBe('succeeded')
+    const body = { ...base, steps: steps.slice(0, 2), byField: { expression: 'event.view.plat' }, byStepIndex: -1 }
+    const reached = async (extra: object) => {
+      const res = await analyze({ ...body, ...extra }, held)
+      expect(res.status).toBe(200)
+      expect(res.body.byValues).toEqual([-1, 'ios', 'android'])
+      return res.body.rows.map((row: any) => converted(row).map((c: number[]) => c[0]))
+    }
+    // today's order: ios h1 and h2 reach the cart; android h1
+    expect(await reached({})).toEqual([[2, 2], [2, 2], [1, 1]])
+    // leave between view and cart: h1's ios path stops; its android path starts after the leave
+    expect(await reached({ exclusions: [{ expression: 'event.leave' }] })).toEqual([[2, 2], [2, 1], [1, 1]])
+    // strict: h1's ios path has the leave between, h2's the android cart
+    expect(await reached({ order: 'STRICT' })).toEqual([[2, 2], [2, 0], [1, 1]])
+  })
+})
+
 describe('funnel time to convert', () => {
   it('counts converted users by seconds from the first to the last step, in buckets up to the window', async () => {
     const res = await analyze({ ...base, timeToConvert: true })

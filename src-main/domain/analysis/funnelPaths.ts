@@ -5,7 +5,7 @@ import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
 import { anyOrderPaths, walkAnyOrder } from './funnelAnyOrder'
-import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf } from './funnelRows'
+import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf, withoutSteps } from './funnelRows'
 
 export { STEP_BITS, stepsOf } from './funnelRows'
 
@@ -191,13 +191,14 @@ export class FunnelPaths {
     for (const g of groups) {
       // the user's events that carry the value, as a sequence of their own
       this.sub = grown(this.sub, 2 * (b - a), (n) => new Float64Array(n))
-      // rows with no steps (exclusions, a strict order's other events) stay; in a strict order a step of another value stays as an other event
+      // events of no step (exclusions, a strict order's other events) stay; a step of another value
+      // stays as an other event in a strict order, as an exclusion when it is one
       let n = 0
       for (let i = a; i < b; i++) {
         let md = this.events[2 * i + 1]
         if (stepsOf(md) !== 0 && !this.groupsOfRow(this.li[i]).includes(g)) {
-          if (!this.strict) continue
-          md = 0
+          md = withoutSteps(md)
+          if (md === 0 && !this.strict) continue
         }
         this.sub[2 * n] = this.events[2 * i]
         this.sub[2 * n + 1] = md

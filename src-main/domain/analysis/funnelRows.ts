@@ -6,20 +6,27 @@
 /**
  * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them (ds -
  * fromDate's ds + 1; 0 past toDate). Placed events keep the day's column there instead (at most
- * MAX_RANGE_DAYS + 1 < 2^12), so that the pair's second value fits 32 bits and reads with integer
- * operations.
+ * MAX_RANGE_DAYS + 1 < 2^12), so that its low 32 bits read with integer operations. With
+ * exclusions, the spans a row stops (bit k: between steps k and k+1, at most 19 bits) sit above
+ * bit 32: integer operations do not see them, and the value stays exact (below 2^53).
  */
 export const STEP_BITS = 20
 export const STEP_SPAN = 2 ** STEP_BITS
 const STEP_MASK = STEP_SPAN - 1
+export const SPAN_AT = 2 ** 32
 
 export function stepsOf(md: number): number {
   return md & STEP_MASK
 }
 
-/** The spans an exclusion row stops (0 for a step row, and for a strict order's other events). */
+/** The spans an exclusion event stops (0 for other events). */
 export function spansOf(md: number): number {
-  return (md & STEP_MASK) === 0 ? md / STEP_SPAN : 0
+  return md < SPAN_AT ? 0 : Math.floor(md / SPAN_AT)
+}
+
+/** An event as an other event only: its spans kept, its steps and day dropped. */
+export function withoutSteps(md: number): number {
+  return md < SPAN_AT ? 0 : Math.floor(md / SPAN_AT) * SPAN_AT
 }
 
 /** Counts the events of each user (at start[uid + 1]); returns how many rows were events. */
@@ -40,11 +47,12 @@ export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array,
     const u = uid[i]
     if (u < 0) continue
     const at = place[u]++
-    const day = (md[i] / STEP_SPAN) | 0
-    const steps = md[i] - day * STEP_SPAN
+    let v = md[i]
+    const spans = v < SPAN_AT ? 0 : Math.floor(v / SPAN_AT) * SPAN_AT
+    v -= spans
+    const day = (v / STEP_SPAN) | 0
     events[2 * at] = t[i]
-    // a row with no steps (an exclusion's) keeps its spans where a step row keeps its day's column
-    events[2 * at + 1] = steps === 0 ? md[i] : columnOfDay[day] * STEP_SPAN + steps
+    events[2 * at + 1] = spans + columnOfDay[day] * STEP_SPAN + (v - day * STEP_SPAN)
     if (li !== null) labels[at] = li[i]
   }
 }

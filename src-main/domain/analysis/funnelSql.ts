@@ -4,7 +4,8 @@ import { addDays, dsOf } from './calendar'
 import type { EventRef } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'
-import { HOLD_CONSTANT, STEP_BITS } from './funnelPaths'
+import { HOLD_CONSTANT } from './funnelPaths'
+import { SPAN_AT, STEP_BITS } from './funnelRows'
 import type { SqlParams } from './sqlParams'
 import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
@@ -27,9 +28,9 @@ import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOption
  * (`lab`: VARCHAR, or a list for an array property broken down by element), numbered in label
  * order so that tied events sort by label.
  *
- * Exclusions (funnelOptions.ts) add rows of their own, with no step bits: md = the spans they stop
- * (bit k: between steps k and k+1) * 2^STEP_BITS; an event that is a step and an exclusion gives
- * both rows. With order STRICT every other event the filter keeps comes too (md 0): it interrupts.
+ * Exclusions (funnelOptions.ts) add the events they match, `md` carrying the spans they stop (bit
+ * k: between steps k and k+1) above bit 32. With order STRICT every other event the filter keeps
+ * comes too, with no steps: it interrupts.
  */
 
 export interface FunnelStep {
@@ -137,22 +138,14 @@ export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, no
         AND ${samplingSql(q.sampling)}
         AND ${crowdSql(q.crowds)}
         AND ${filterSql(q.filter, columns, p, nowLocal)}`
-  const md = `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE`
-  // rows with no step bits: exclusions (their spans above the step bits) and, in a strict order,
-  // every other event; an event that is a step and an exclusion gives a second row
-  const strict = q.order === 'STRICT'
-  const keep = strict ? 'true' : spans ? 'c.m <> 0 OR c.x <> 0' : 'c.m <> 0'
-  const value = spans ? `CASE WHEN c.m <> 0 THEN ${md} ELSE (c.x * ${2 ** STEP_BITS})::DOUBLE END` : strict ? `CASE WHEN c.m <> 0 THEN ${md} ELSE 0::DOUBLE END` : md
-  const both = (li: string) => (spans ? `UNION ALL SELECT c.uid, c.t, (c.x * ${2 ** STEP_BITS})::DOUBLE${li} FROM cand c WHERE c.m <> 0 AND c.x <> 0` : '')
-  if (!label) {
-    if (!spans) return `SELECT c.uid, c.t, ${value} AS md FROM (${cand}) c WHERE ${keep}`
-    return `WITH cand AS (${cand}) SELECT c.uid, c.t, ${value} AS md FROM cand c WHERE ${keep} ${both('')}`
-  }
+  // exclusions' spans above bit 32 (funnelRows.ts); in a strict order every other event comes too (no steps): it interrupts
+  const md = spans ? `(c.m + c.col * ${2 ** STEP_BITS} + c.x::BIGINT * ${SPAN_AT})::DOUBLE AS md` : `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE AS md`
+  const keep = q.order === 'STRICT' ? 'true' : spans ? 'c.m <> 0 OR c.x <> 0' : 'c.m <> 0'
+  if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE ${keep}`
   return `
     WITH cand AS (${cand}),
     labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND m <> 0))
-    SELECT c.uid, c.t, ${value} AS md, CASE WHEN c.m <> 0 THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
-    ${both(', -1, NULL')}
+    SELECT c.uid, c.t, ${md}, CASE WHEN c.m <> 0 THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
     UNION ALL
     SELECT -1, 0, 0, li, lab FROM labs`
 }

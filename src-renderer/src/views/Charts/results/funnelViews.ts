@@ -4,7 +4,7 @@ import type { ChartPalette } from '../../../components/charts/palette'
 import { fullPeriod, shortDay } from '../model/dates'
 import type { ResultLabels } from '../model/resultLabels'
 import { base, categoryAxis, escapeHtml, legend, valueAxis, type Shaped } from './chartBase'
-import { formatDuration, formatNumber, formatRate, rate } from './format'
+import { formatNumber, formatRate, rate } from './format'
 import { cell, type TableModel } from './table'
 
 /** The funnel's other two views: the time-to-convert histogram and the conversion trend by entry day. */
@@ -16,9 +16,17 @@ type Row = FunnelsResponse['rows'][number]
 
 const segmentName = (row: Row): string => (row.byValue === -1 || row.byValue === '-1' ? 'All users' : String(row.byValue))
 
+/** A bucket's edge, which is round: "30s", "5m", "3h", "7d". */
+function edge(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`
+  if (seconds < 3600) return `${seconds / 60}m`
+  if (seconds < 86400) return `${seconds / 3600}h`
+  return `${seconds / 86400}d`
+}
+
 /** "1m – 5m", "30d +": a bucket as the axis shows it. */
 function bucketLabel(from: number, to: number | null): string {
-  return to === null ? `${formatDuration(from)} +` : `${formatDuration(from)} – ${formatDuration(to)}`
+  return to === null ? `${edge(from)} +` : `${edge(from)} – ${edge(to)}`
 }
 
 /** Converted users by the time they took, in the answer's buckets (the total over the whole range). */
@@ -48,7 +56,7 @@ export function shapeFunnelTime(r: FunnelsResponse, labels: ResultLabels, p: Cha
       },
     },
     xAxis: { ...categoryAxis(p, names), axisLabel: { color: p.muted, fontSize: 11, interval: 0, rotate: names.length > 8 ? 30 : 0 } },
-    yAxis: valueAxis(p),
+    yAxis: { ...valueAxis(p), minInterval: 1 },
     series: [
       {
         type: 'bar' as const,
