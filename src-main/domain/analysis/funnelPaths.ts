@@ -28,9 +28,10 @@ export { STEP_BITS, stepsOf } from './funnelRows'
  * 5. Holding the breakdown value constant (byStepIndex -1): the total as above; then for each value
  *    the user's events carry, the same over only the events that carry it (each step of a path in
  *    the value's row has that value).
- * 6. Options (funnelOptions.ts): exclusion rows and, in a strict order, every other event sit among
- *    the steps with no step bits; step k+1 counts only when no such row lies strictly between its
- *    time and step k's (blocked: one pointer per excluded span, also moving forward only). In any
+ * 6. Options (funnelOptions.ts): exclusion events carry the spans they stop above bit 32
+ *    (funnelRows.ts); in a strict order every other event sits among the steps with no step bits.
+ *    Step k+1 counts only when no such event lies strictly between its time and step k's
+ *    (blocked: one pointer per excluded span, also moving forward only). In any
  *    order a path starts at any step's event and takes each step's first event from there
  *    (funnelAnyOrder.ts). The counted paths' times feed the time-to-convert histogram (total, $ALL).
  * Layout, for speed on millions of events: a user's events are pairs (time, day and steps) side by
@@ -95,7 +96,7 @@ export class FunnelPaths {
   private readonly stepOrder: FunnelOrder
   private readonly strict: boolean
   private readonly spans: number
-  /** Per excluded span k: the first exclusion row of span k later than step k of the path (moves forward only). */
+  /** Per excluded span k: the first exclusion event of span k later than step k of the path (moves forward only). */
   private readonly excluded: Int32Array
   /** Room for the paths in any order (funnelAnyOrder.ts). */
   private readonly anyOrder: ReturnType<typeof anyOrderPaths>
@@ -287,7 +288,7 @@ export class FunnelPaths {
 
   /**
    * Whether step `span` + 1 at j is barred from following step `span` at x: in a strict order by any
-   * event strictly between their times, and by an exclusion row of the span strictly between them.
+   * event strictly between their times, and by an exclusion event of the span strictly between them.
    * Called with x moving forward only (the entries' paths), as the exclusion pointers require.
    */
   private blocked(e: Float64Array, x: number, j: number, span: number, b: number): boolean {
