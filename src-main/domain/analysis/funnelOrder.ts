@@ -1,4 +1,4 @@
-import { STEP_BITS, stepsOf } from './funnelPaths'
+import { STEP_BITS, stepsOf } from './funnelRows'
 import { grown } from './funnelTally'
 
 /**

@@ -3,6 +3,11 @@ import { UNKNOWN } from './breakdown'
 import { chunksOf, doubleColumn, intColumn } from './columnar'
 import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
+import type { FunnelOrder } from './funnelOptions'
+import { anyOrderPaths, walkAnyOrder } from './funnelAnyOrder'
+import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf, withoutSteps } from './funnelRows'
+
+export { STEP_BITS, stepsOf } from './funnelRows'
 
 /**
  * Following the funnel's paths over the candidate events of funnelSql.ts, one user at a time.
@@ -23,6 +28,12 @@ import { GroupTally, grown } from './funnelTally'
  * 5. Holding the breakdown value constant (byStepIndex -1): the total as above; then for each value
  *    the user's events carry, the same over only the events that carry it (each step of a path in
  *    the value's row has that value).
+ * 6. Options (funnelOptions.ts): exclusion events carry the spans they stop above bit 32
+ *    (funnelRows.ts); in a strict order every other event sits among the steps with no step bits.
+ *    Step k+1 counts only when no such event lies strictly between its time and step k's
+ *    (blocked: one pointer per excluded span, also moving forward only). In any
+ *    order a path starts at any step's event and takes each step's first event from there
+ *    (funnelAnyOrder.ts). The counted paths' times feed the time-to-convert histogram (total, $ALL).
  * Layout, for speed on millions of events: a user's events are pairs (time, day and steps) side by
  * side in one array, so placing an event touches one cache line; step times go to typed lists per
  * label, column and step, their medians found by selection.
@@ -44,6 +55,12 @@ export interface FunnelPathsOptions {
    * depth reached. The users behind a cell (analysis/cells) listen here; absent, it costs a test.
    */
   onCount?: (user: number, label: string | null, column: number, depth: number) => void
+  /** ORDERED when omitted. */
+  order?: FunnelOrder
+  /** The spans any exclusion stops (bit k: between steps k and k+1); 0 or omitted: none. */
+  excludedSpans?: number
+  /** The histogram of the counted paths' times over the range (total row), from one step to a later one. */
+  timeToConvert?: { fromStep: number; toStep: number; buckets: number[] } | null
 }
 
 /** labelStep of a breakdown on any step (byStepIndex -1): the property held constant along the path. */
@@ -60,44 +77,6 @@ export interface FunnelTallyRow {
 }
 
 const MICROS = 1_000_000
-/**
- * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them (ds -
- * fromDate's ds + 1; 0 past toDate). Placed events keep the day's column there instead (at most
- * MAX_RANGE_DAYS + 1 < 2^12), so that the pair's second value fits 32 bits and reads with integer
- * operations.
- */
-export const STEP_BITS = 20
-const STEP_SPAN = 2 ** STEP_BITS
-const STEP_MASK = STEP_SPAN - 1
-
-export function stepsOf(md: number): number {
-  return md & STEP_MASK
-}
-
-/** Counts the events of each user (at start[uid + 1]); returns how many rows were events. */
-function countUsers(uid: Int32Array, start: Int32Array): number {
-  let events = 0
-  for (let i = 0; i < uid.length; i++) {
-    const u = uid[i]
-    if (u < 0) continue
-    start[u + 1]++
-    events++
-  }
-  return events
-}
-
-/** Copies a chunk's events to their users' places (a counting sort's second pass), each day as its column. */
-function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array): void {
-  for (let i = 0; i < uid.length; i++) {
-    const u = uid[i]
-    if (u < 0) continue
-    const at = place[u]++
-    const day = (md[i] / STEP_SPAN) | 0
-    events[2 * at] = t[i]
-    events[2 * at + 1] = columnOfDay[day] * STEP_SPAN + (md[i] - day * STEP_SPAN)
-    if (li !== null) labels[at] = li[i]
-  }
-}
 
 export class FunnelPaths {
   private readonly s: number
@@ -122,12 +101,27 @@ export class FunnelPaths {
   private readonly allPath: Int32Array
   /** The distinct_id of the user being followed, for onCount. */
   private user = 0
+  private readonly stepOrder: FunnelOrder
+  private readonly strict: boolean
+  private readonly spans: number
+  /** Per excluded span k: the first exclusion event of span k later than step k of the path (moves forward only). */
+  private readonly excluded: Int32Array
+  /** Room for the paths in any order (funnelAnyOrder.ts). */
+  private readonly anyOrder: ReturnType<typeof anyOrderPaths>
+  /** Users of the time-to-convert histogram, by bucket. */
+  private readonly histogram: number[]
 
   constructor(private readonly o: FunnelPathsOptions) {
     this.s = o.steps
     this.path = new Int32Array(o.steps)
     this.dayPath = new Int32Array(o.steps)
     this.allPath = new Int32Array(o.steps)
+    this.stepOrder = o.order ?? 'ORDERED'
+    this.strict = this.stepOrder === 'STRICT'
+    this.spans = o.excludedSpans ?? 0
+    this.excluded = new Int32Array(o.steps)
+    this.anyOrder = anyOrderPaths(o.steps)
+    this.histogram = new Array<number>(o.timeToConvert?.buckets.length ?? 0).fill(0)
     this.newGroup()
   }
 
@@ -158,6 +152,11 @@ export class FunnelPaths {
       this.user = firstUser + u
       this.followUser(start[u], start[u + 1])
     }
+  }
+
+  /** The time-to-convert histogram: users by bucket (empty without the option). */
+  timeToConvert(): number[] {
+    return [...this.histogram]
   }
 
   /** The rows of the tally: per group and column with anyone entered. */
@@ -205,25 +204,34 @@ export class FunnelPaths {
     for (const g of groups) {
       // the user's events that carry the value, as a sequence of their own
       this.sub = grown(this.sub, 2 * (b - a), (n) => new Float64Array(n))
+      // events of no step (exclusions, a strict order's other events) stay; a step of another value
+      // stays as an other event in a strict order, as an exclusion when it is one
       let n = 0
       for (let i = a; i < b; i++) {
-        if (!this.groupsOfRow(this.li[i]).includes(g)) continue
+        let md = this.events[2 * i + 1]
+        if (stepsOf(md) !== 0 && !this.groupsOfRow(this.li[i]).includes(g)) {
+          md = withoutSteps(md)
+          if (md === 0 && !this.strict) continue
+        }
         this.sub[2 * n] = this.events[2 * i]
-        this.sub[2 * n + 1] = this.events[2 * i + 1]
+        this.sub[2 * n + 1] = md
         n++
       }
       this.walk(this.sub, 0, n, [g])
     }
   }
 
-  /** The groups of the values the events a..b-1 carry (with HOLD_CONSTANT every row has a label). */
+  /** The groups of the values the steps a..b-1 carry (with HOLD_CONSTANT every step row has a label). */
   private groupsOfUser(a: number, b: number): number[] {
     const first = this.li[a]
     let same = true
     for (let i = a + 1; i < b && same; i++) same = this.li[i] === first
     if (same) return this.groupsOfRow(first)
     const groups = new Set<number>()
-    for (let i = a; i < b; i++) for (const g of this.groupsOfRow(this.li[i])) groups.add(g)
+    for (let i = a; i < b; i++) {
+      if (stepsOf(this.events[2 * i + 1]) === 0) continue
+      for (const g of this.groupsOfRow(this.li[i])) groups.add(g)
+    }
     return [...groups]
   }
 
@@ -238,10 +246,16 @@ export class FunnelPaths {
    * earlier), so one pointer per step walks the events once whatever the number of entries.
    */
   private walk(e: Float64Array, a: number, b: number, into: number[] | null): void {
+    if (this.stepOrder === 'ANY') {
+      walkAnyOrder(e, a, b, this.o.windowMicros, this.anyOrder, (column, path, depth) => this.count(e, column, path, depth, into))
+      return
+    }
     const s = this.s
     const { path, dayPath, allPath } = this
     const window = this.o.windowMicros
+    const blocking = this.strict || this.spans !== 0
     path.fill(a - 1)
+    if (this.spans !== 0) this.excluded.fill(a)
     let dayColumn = -1
     let dayDepth = 0
     let allDepth = 0
@@ -262,7 +276,7 @@ export class FunnelPaths {
           path[k] = j
         }
         if (j >= b) break
-        if (depth === k && e[2 * j] <= end) depth++
+        if (depth === k && e[2 * j] <= end && !(blocking && this.blocked(e, path[k - 1], j, k - 1, b))) depth++
       }
       if (column !== dayColumn) {
         if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
@@ -284,6 +298,26 @@ export class FunnelPaths {
     }
   }
 
+  /**
+   * Whether step `span` + 1 at j is barred from following step `span` at x: in a strict order by any
+   * event strictly between their times, and by an exclusion event of the span strictly between them.
+   * Called with x moving forward only (the entries' paths), as the exclusion pointers require.
+   */
+  private blocked(e: Float64Array, x: number, j: number, span: number, b: number): boolean {
+    const tx = e[2 * x]
+    const tj = e[2 * j]
+    if (this.strict) {
+      let n = x + 1
+      while (n < j && e[2 * n] === tx) n++
+      if (n < j && e[2 * n] < tj) return true
+    }
+    if (((this.spans >>> span) & 1) === 0) return false
+    let n = this.excluded[span]
+    while (n < b && (((spansOf(e[2 * n + 1]) >>> span) & 1) === 0 || e[2 * n] <= tx)) n++
+    this.excluded[span] = n
+    return n < b && e[2 * n] < tj
+  }
+
   /** Counts one user's path in a column: under the groups `into`, or under the total and each of its labels. */
   private count(e: Float64Array, column: number, path: Int32Array, depth: number, into: number[] | null): void {
     if (into !== null) {
@@ -298,10 +332,31 @@ export class FunnelPaths {
     else for (const g of this.partGroups[li]) this.tally(e, g, column, path, depth)
   }
 
+  /** Step k's time on a path: when steps 0..k were all done (in order: step k's own time). */
   private tally(e: Float64Array, g: number, column: number, path: Int32Array, depth: number): void {
     const tally = this.groups[g]
     tally.count(column, depth)
     this.o.onCount?.(this.user, this.labels[g], column, depth)
-    for (let k = 1; k < depth; k++) tally.addTime(column, k, (e[2 * path[k]] - e[2 * path[k - 1]]) / MICROS)
+    let done = e[2 * path[0]]
+    for (let k = 1; k < depth; k++) {
+      const t = Math.max(done, e[2 * path[k]])
+      tally.addTime(column, k, (t - done) / MICROS)
+      done = t
+    }
+    const histogram = this.o.timeToConvert
+    if (histogram && g === 0 && column === 0 && depth > histogram.toStep) this.addTimeToConvert(e, path, histogram)
+  }
+
+  private addTimeToConvert(e: Float64Array, path: Int32Array, h: { fromStep: number; toStep: number; buckets: number[] }): void {
+    let done = e[2 * path[0]]
+    let from = done
+    for (let k = 1; k <= h.toStep; k++) {
+      done = Math.max(done, e[2 * path[k]])
+      if (k === h.fromStep) from = done
+    }
+    const seconds = (done - from) / MICROS
+    let bucket = h.buckets.length - 1
+    while (bucket > 0 && h.buckets[bucket] > seconds) bucket--
+    this.histogram[bucket]++
   }
 }

@@ -4,8 +4,10 @@ import { addDays, dsOf } from './calendar'
 import type { EventRef } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'
-import { HOLD_CONSTANT, STEP_BITS } from './funnelPaths'
+import { HOLD_CONSTANT } from './funnelPaths'
+import { SPAN_AT, STEP_BITS } from './funnelRows'
 import type { SqlParams } from './sqlParams'
+import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
 /**
  * The funnel's SQL: DuckDB reads the candidate events, the path following runs over them in
@@ -25,6 +27,10 @@ import type { SqlParams } from './sqlParams'
  * or every row when the value is held constant over the steps (byStepIndex -1). The dictionary comes in the same result, as rows with uid -1, `li` and the label
  * (`lab`: VARCHAR, or a list for an array property broken down by element), numbered in label
  * order so that tied events sort by label.
+ *
+ * Exclusions (funnelOptions.ts) add the events they match, `md` carrying the spans they stop (bit
+ * k: between steps k and k+1) above bit 32, from the same CASE as the steps' bits. With order STRICT every other event the filter keeps
+ * comes too, with no steps: it interrupts.
  */
 
 export interface FunnelStep {
@@ -46,6 +52,8 @@ export interface FunnelQuery {
   byStep: number
   /** The conversion window in seconds. */
   windowSeconds: number
+  order: FunnelOrder
+  exclusions: FunnelExclusion[]
 }
 
 /** The label of one event row for an event breakdown; a list for array properties, unnested last. */
@@ -60,10 +68,16 @@ function rowLabel(b: Breakdown, p: SqlParams): string {
  * events, one comparison per step cost more than reading the rows (a CASE tests the name once per
  * branch until one matches). Inside each event's branch, a step's filter and a virtual event's
  * member filters gate the step's bit; $Anything steps apply to every row. Same bits as
- * COALESCE(eventSql(step) AND filterSql(step), false) for each step.
+ * COALESCE(eventSql(step) AND filterSql(step), false) for each step. `bits` gives each item's
+ * value: 2^k for step k; an exclusion's spans above bit 32 (funnelRows.ts), in the same CASE.
  */
-function maskSql(steps: FunnelStep[], columns: Columns, p: SqlParams, nowLocal: string): string {
-  const bit = (condition: string, k: number) => (condition === 'true' ? String(2 ** k) : `(COALESCE(${condition}, false)::INTEGER << ${k})`)
+function maskSql(steps: FunnelStep[], bits: number[], columns: Columns, p: SqlParams, nowLocal: string): string {
+  const type = bits.some((b) => b >= 2 ** 31) ? 'BIGINT' : 'INTEGER'
+  const bit = (condition: string, k: number) => {
+    if (condition === 'true') return String(bits[k])
+    const shift = Math.log2(bits[k])
+    return Number.isInteger(shift) ? `(COALESCE(${condition}, false)::${type} << ${shift})` : `(COALESCE(${condition}, false)::${type} * ${bits[k]})`
+  }
   const both = (a: string, b: string) => (a === 'true' ? b : b === 'true' ? a : `(${a}) AND (${b})`)
   const branches = new Map<string, string[]>()
   const anywhere: string[] = []
@@ -81,7 +95,7 @@ function maskSql(steps: FunnelStep[], columns: Columns, p: SqlParams, nowLocal: 
       branches.set(eventId, [...(branches.get(eventId) ?? []), bit(both(member, own), k)])
     }
   })
-  const named = [...branches].map(([eventId, bits]) => `WHEN ${p.add(eventId)} THEN ${bits.join(' | ')}`)
+  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${ors.join(' | ')}`)
   return [named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere].join(' | ')
 }
 
@@ -109,13 +123,14 @@ export function labelStep(q: FunnelQuery): number {
 
 export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, nowLocal: string, users: UserRange): string {
   const profile = needsProfile(q.filter) || q.steps.some((s) => needsProfile(s.filter)) || (!!q.byField && readsProfile([q.byField]))
-  const mask = maskSql(q.steps, columns, p, nowLocal)
+  const spans = q.exclusions.length > 0
+  const mask = maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], columns, p, nowLocal)
   const step = q.byField ? labelStep(q) : null
   const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, p) : `CASE WHEN (${mask}) & ${2 ** step} <> 0 THEN ${rowLabel(q.byField!, p)} END`
   const fromDs = dsOf(q.fromDate)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN e.ds - ${p.add(fromDs - 1)} ELSE 0 END`
   const cand = `
-      SELECT (e.distinct_id - ${p.add(users.lo)})::INTEGER AS uid, epoch_us(e.xwhen)::DOUBLE AS t, (${mask})::INTEGER AS m, ${column} AS col
+      SELECT (e.distinct_id - ${p.add(users.lo)})::INTEGER AS uid, epoch_us(e.xwhen)::DOUBLE AS t, (${mask})::${spans ? 'BIGINT' : 'INTEGER'} AS m, ${column} AS col
              ${label ? `, ${label} AS lab` : ''}
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
@@ -124,12 +139,15 @@ export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, no
         AND ${samplingSql(q.sampling)}
         AND ${crowdSql(q.crowds)}
         AND ${filterSql(q.filter, columns, p, nowLocal)}`
+  // in a strict order every other event comes too (no steps): it interrupts
   const md = `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE AS md`
-  if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE c.m <> 0`
+  const keep = q.order === 'STRICT' ? 'true' : 'c.m <> 0'
+  if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE ${keep}`
+  const stepped = (m: string) => (spans ? `(${m} & ${2 ** STEP_BITS - 1}) <> 0` : `${m} <> 0`)
   return `
     WITH cand AS (${cand}),
-    labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL))
-    SELECT c.uid, c.t, ${md}, COALESCE(l.li, -1) AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE c.m <> 0
+    labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND ${stepped('m')}))
+    SELECT c.uid, c.t, ${md}, CASE WHEN ${stepped('c.m')} THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
     UNION ALL
     SELECT -1, 0, 0, li, lab FROM labs`
 }

@@ -14,6 +14,7 @@ import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelS
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
+import { bucketsFor, exclusionsOf, orderOf, spanMask, timeToConvertOf, type TimeToConvert } from './funnelOptions'
 
 /**
  * Funnel (spec 4.10). A user enters at any first-step event inside the range; each later step is a
@@ -34,11 +35,17 @@ const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
 /** A part's user ids, relative to its first, must fit an INTEGER. */
 const USERS_PER_PART = 2 ** 30
 
-const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit', 'compare']
+const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit', 'compare', 'exclusions', 'order', 'timeToConvert']
 
 export interface FunnelRequest extends FunnelQuery {
   limit: number
   compare: ComparedRange | null
+  timeToConvert: TimeToConvert | null
+}
+
+/** The time-to-convert histogram (option timeToConvert): seconds from `from` (inclusive) to `to` (exclusive; null: no end). */
+interface TimeToConvertAnswer extends TimeToConvert {
+  buckets: { from: number; to: number | null; users: number }[]
 }
 
 interface StepDetail {
@@ -67,6 +74,7 @@ export interface FunnelResponse {
   rows: FunnelRow[]
   samplingFactor: number
   compare?: { mode: string; fromDate: string; toDate: string; dateList: (string | null)[] }
+  timeToConvert?: TimeToConvertAnswer
 }
 
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
@@ -81,10 +89,9 @@ function fitsStep(eventId: string, ref: EventRef): boolean {
   return eventId === ANY_EVENT || own === null || own.includes(eventId)
 }
 
-function stepOf(env: ValidateEnv, value: unknown, i: number): FunnelStep {
-  const field = `steps[${i}]`
+function stepOf(env: ValidateEnv, value: unknown, field: string, known = ['expression', 'filter']): FunnelStep {
   const step = recordOf(value, field)
-  ignoreUnknown(step, ['expression', 'filter'], field)
+  ignoreUnknown(step, known, field)
   const event = resolveEvent(env.ctx.meta, env.scope.appKey, step.expression, `${field}.expression`, env.lookup)
   const filter = step.filter === undefined || step.filter === null ? undefined : validateFilter(step.filter, `${field}.filter`, env.lookup)
   filter?.conditions.forEach((c, j) => {
@@ -167,6 +174,10 @@ function seconds(value: number | null): number | null {
   return value === null ? null : Math.round(value * 1000) / 1000
 }
 
+function timeToConvertAnswer(span: TimeToConvert, buckets: number[], users: number[]): TimeToConvertAnswer {
+  return { ...span, buckets: buckets.map((from, i) => ({ from, to: buckets[i + 1] ?? null, users: users[i] })) }
+}
+
 /** Reads the candidate events in parts of the users and follows their paths; `onCount` hears each user counted (funnelPaths.ts). */
 export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount']): Promise<FunnelPaths> {
   const fromDs = dsOf(req.fromDate)
@@ -178,6 +189,9 @@ export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: st
     columnOfDay,
     labelStep: req.byField ? labelStep(req) : null,
     onCount,
+    order: req.order,
+    excludedSpans: req.exclusions.reduce((mask, x) => mask | spanMask(x), 0),
+    timeToConvert: req.timeToConvert && { ...req.timeToConvert, buckets: bucketsFor(req.windowSeconds) },
   })
   const sizeParams = env.params()
   const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
@@ -212,10 +226,10 @@ export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: st
 }
 
 /** The funnel's rows over `days` (fromDate..toDate of `req`): the total, and each breakdown value's. */
-async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelTally> {
+async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelTally & { timeToConvert: number[] }> {
   const total = emptyRow(req, -1, days.length + 1)
   const groups = new Map<string, FunnelRow>()
-  if (days.length === 0) return { total, groups }
+  if (days.length === 0) return { total, groups, timeToConvert: bucketsFor(req.windowSeconds).map(() => 0) }
   const paths = await followPaths(env, req, days)
   for (const r of paths.rows()) {
     let row = total
@@ -226,7 +240,7 @@ async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[]): Prom
     row.stepsDetail.forEach((s, k) => (s.convertedUser[r.column] = r.counts[k]))
     row.medianConvertedTime.forEach((m, k) => (m.median[r.column] = seconds(r.medians[k])))
   }
-  return { total, groups }
+  return { total, groups, timeToConvert: paths.timeToConvert() }
 }
 
 export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
@@ -237,7 +251,9 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
     const crowds = crowdsOf(body.crowds, cohortCheck(env.ctx.meta, env.scope.appKey))
     if (crowds.length > 1) throw badParam('crowds', 'a funnel compares no cohorts: send one crowd')
     if (!Array.isArray(body.steps) || body.steps.length < 2 || body.steps.length > MAX_STEPS) throw badParam('steps', `steps must be a list of 2 to ${MAX_STEPS} steps`)
-    const steps = body.steps.map((s, i) => stepOf(env, s, i))
+    const steps = body.steps.map((s, i) => stepOf(env, s, `steps[${i}]`))
+    const order = orderOf(body.order)
+    const exclusions = exclusionsOf(body.exclusions, steps.length, order, (x, field) => stepOf(env, x, field, ['expression', 'filter', 'fromStep', 'toStep']))
     const filter: CheckedFilter | undefined = body.filter === undefined || body.filter === null ? undefined : validateFilter(body.filter, 'filter', env.lookup)
     const windowSeconds = windowOf(body)
     return {
@@ -249,6 +265,9 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       crowds,
       ...breakdownOf(env, body, steps),
       windowSeconds,
+      order,
+      exclusions,
+      timeToConvert: timeToConvertOf(body.timeToConvert, steps.length),
       limit: limitOf(body.limit, 1000),
       compare: compareOf(body.compare, 'DAY', fromDate, toDate),
     }
@@ -256,7 +275,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
 
   async run(env, req) {
     const days = series(req.fromDate, req.toDate, 'DAY')
-    const { total, groups } = await tally(env, req, days)
+    const { total, groups, timeToConvert } = await tally(env, req, days)
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
     const breakdown = [...groups.values()]
@@ -264,7 +283,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       .slice(0, req.limit)
     const rows = [total, ...breakdown]
     // the same funnel over the compared range: a second follow of the paths
-    const compare = req.compare ? await comparedFunnel(req, req.compare, days, rows, (from, to, earlierDays) => tally(env, { ...req, fromDate: from, toDate: to }, earlierDays)) : undefined
+    const compare = req.compare ? await comparedFunnel(req, req.compare, days, rows, (from, to, earlierDays) => tally(env, { ...req, fromDate: from, toDate: to, timeToConvert: null }, earlierDays)) : undefined
     return {
       dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
       byField: req.byField?.property.expression ?? null,
@@ -273,6 +292,7 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
       rows,
       samplingFactor: req.sampling,
       ...(compare ? { compare } : {}),
+      ...(req.timeToConvert && { timeToConvert: timeToConvertAnswer(req.timeToConvert, bucketsFor(req.windowSeconds), timeToConvert) }),
     }
   },
 }

@@ -62,6 +62,9 @@ export interface FunnelsRequest extends Dated {
   convertTime?: number
   convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
   compare?: CompareMode
+  order?: 'ORDERED' | 'STRICT' | 'ANY'
+  exclusions?: { expression: string; filter?: Filter; fromStep?: number; toStep?: number }[]
+  timeToConvert?: boolean | { fromStep?: number; toStep?: number }
 }
 
 export interface RetentionRequest extends Dated {
@@ -132,6 +135,8 @@ export interface FunnelsResponse extends Answered {
     previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[] }
   }[]
   compare?: Compared & { dateList: (string | null)[] }
+  /** With the request's timeToConvert: converted users by seconds between two steps (from inclusive, to exclusive or null). */
+  timeToConvert?: { fromStep: number; toStep: number; buckets: { from: number; to: number | null; users: number }[] }
 }
 
 export interface RetentionResponse extends Answered {

@@ -57,6 +57,26 @@ export const funnelsResponse = {
       },
     },
     compare: compared('dateList', 'day'),
+    timeToConvert: {
+      type: 'object',
+      description:
+        'Only with the request\'s timeToConvert: the users of the total\'s $ALL column who reached toStep, by the seconds from fromStep to toStep on their counted path (in order ANY: from when steps 1..fromStep+1 were all done to when steps 1..toStep+1 were). Buckets start at 0, 10, 30, 60, 300, 900, 1800, 3600, 10800, 21600, 43200 s, 1, 2, 3, 7, 14 and 30 days, up to the one holding the window\'s end; the last has no end.',
+      properties: {
+        fromStep: { type: 'integer' },
+        toStep: { type: 'integer' },
+        buckets: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              from: { type: 'number', description: 'Seconds, inclusive.' },
+              to: { type: ['number', 'null'], description: 'Seconds, exclusive; null for the last bucket.' },
+              users: { type: 'integer' },
+            },
+          },
+        },
+      },
+    },
     ...common,
   },
 } as const

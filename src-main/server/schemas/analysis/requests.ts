@@ -116,6 +116,36 @@ export const funnelsRequest = {
     convertTime: { type: 'integer', minimum: 1, description: 'The conversion window, with convertTimeUnit (default 7 DAY).' },
     convertTimeUnit: words(['DAY', 'HOUR', 'MINUTE'], 'The unit of convertTime'),
     compare: compare('as many days'),
+    order: words(
+      ['ORDERED', 'STRICT', 'ANY'],
+      'ORDERED (default): each step at or after the previous one, other events may come between. STRICT: also no other event of the user (any event the filter keeps) strictly between two consecutive steps; an event at the same millisecond as a step does not interrupt. ANY: the steps in any order within the window, from a path\'s first step event (its day is the entry day); one event may count for several steps, and a step\'s time is when it and every earlier step were all done',
+    ),
+    exclusions: {
+      type: 'array',
+      maxItems: 10,
+      description: 'A user\'s path stops at step k when an exclusion event (with its filter) lies strictly between the times of steps k and k+1, for fromStep <= k < toStep; an exclusion event at the same millisecond as either step does not stop it. Another entry\'s path may still go further. Not with order ANY.',
+      items: {
+        ...eventStep,
+        properties: {
+          ...eventStep.properties,
+          fromStep: { type: 'integer', minimum: 0, description: 'The step (0-based) after which it applies; default 0.' },
+          toStep: { type: 'integer', minimum: 1, description: 'The step (0-based, later than fromStep) up to which it applies; default the last.' },
+        },
+      },
+    },
+    timeToConvert: {
+      oneOf: [
+        { type: 'boolean', description: 'true: the histogram of seconds from the first to the last step.' },
+        {
+          type: 'object',
+          properties: {
+            fromStep: { type: 'integer', minimum: 0, description: 'Default 0.' },
+            toStep: { type: 'integer', minimum: 1, description: 'Default the last step.' },
+          },
+        },
+      ],
+      description: 'Adds timeToConvert to the answer: converted users by time between two steps, in buckets.',
+    },
     ...common,
   },
 } as const

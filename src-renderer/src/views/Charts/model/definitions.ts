@@ -38,6 +38,17 @@ export type RetentionView = 'heatmap' | 'curve'
 /** '' none; else the earlier range the answer is compared with (server: analysis/compare.ts). */
 export type CompareChoice = '' | 'previous' | 'week' | 'year'
 
+/** The funnel's answer as steps (bars), as the time-to-convert histogram, or as the conversion trend by entry day. */
+export type FunnelView = 'steps' | 'time' | 'trend'
+
+export type FunnelOrder = 'ORDERED' | 'STRICT' | 'ANY'
+
+/** An exclusion step: a user who does this event between steps fromStep and toStep (0-based) does not convert past them. */
+export interface ExclusionDraft extends StepDraft {
+  fromStep: number
+  toStep: number
+}
+
 export interface EventsDefinition {
   measures: MeasureDraft[]
   filter: FilterDraft
@@ -58,6 +69,9 @@ export interface FunnelsDefinition {
   convertTime: number
   convertTimeUnit: 'DAY' | 'HOUR' | 'MINUTE'
   compare: CompareChoice
+  order: FunnelOrder
+  exclusions: ExclusionDraft[]
+  view: FunnelView
 }
 
 export interface RetentionDefinition {
@@ -118,7 +132,7 @@ export function newStep(eventId = ''): StepDraft {
 export function defaultDefinitions(): Definitions {
   return {
     events: { measures: [newMeasure()], filter: emptyFilter(), breakdown: null, unit: 'DAY', chart: 'line', formula: '', compare: '' },
-    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY', compare: '' },
+    funnels: { steps: [newStep(), newStep()], filter: emptyFilter(), breakdown: null, byStepIndex: 0, convertTime: 7, convertTimeUnit: 'DAY', compare: '', order: 'ORDERED', exclusions: [], view: 'steps' },
     retention: { first: newStep(ANY_EVENT), second: newStep(ANY_EVENT), filter: emptyFilter(), breakdown: null, breakdownEvent: 1, duration: 7, unit: 'DAY', mode: 'on', firstTime: false, view: 'heatmap' },
     distribution: { measure: newMeasure(ANY_EVENT, 'TOTAL_COUNT'), filter: emptyFilter(), breakdown: null, unit: '' },
     userAttributes: { aggregator: 'USER_COUNT', propertyId: '', filter: emptyFilter(), breakdowns: [] },

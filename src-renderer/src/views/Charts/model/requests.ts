@@ -84,6 +84,16 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
       if (d.steps.length < 2) return { missing: 'A funnel needs at least two steps.' }
       if (!Number.isInteger(d.convertTime) || d.convertTime < 1) return { missing: 'Set the conversion window: a whole number of at least 1.' }
       const steps = d.steps.map((s) => compact({ expression: `event.${s.eventId}`, filter: filterOf(s.filter, s.eventId) }))
+      const ordered = d.order !== 'ANY'
+      const unpicked = ordered ? d.exclusions.findIndex((x) => !x.eventId) : -1
+      if (unpicked >= 0) return { missing: `Pick an event for exclusion ${unpicked + 1}.` }
+      // spans kept inside the steps when steps are removed
+      const exclusions = ordered
+        ? d.exclusions.map((x) => {
+            const toStep = Math.min(Math.max(x.toStep, 1), d.steps.length - 1)
+            return compact({ expression: `event.${x.eventId}`, filter: filterOf(x.filter, x.eventId), fromStep: Math.min(Math.max(x.fromStep, 0), toStep - 1), toStep })
+          })
+        : []
       const byStep = Math.min(d.byStepIndex, d.steps.length - 1)
       const eventBreakdown = d.breakdown?.property.scope === 'event'
       return {
@@ -96,6 +106,9 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
           convertTime: d.convertTime,
           convertTimeUnit: d.convertTimeUnit,
           compare: d.compare || undefined,
+          order: d.order === 'ORDERED' ? undefined : d.order,
+          exclusions: exclusions.length > 0 ? exclusions : undefined,
+          timeToConvert: true,
         }),
       } as Built<K>
     }

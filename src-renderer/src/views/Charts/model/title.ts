@@ -19,8 +19,13 @@ export function chartTitle(kind: AnalysisKind, defs: Definitions, meta: MetaName
   const labels = labelsFor(kind, defs, names)
   const by = labels.breakdowns.length ? ` by ${labels.breakdowns.join(', ')}` : ''
   switch (kind) {
-    case 'funnels':
-      return `Funnel: ${labels.steps.join(' → ')}${by}`
+    case 'funnels': {
+      // the options that change who converts are part of what the chart says
+      const f = defs.funnels
+      const order = f.order === 'STRICT' ? ' (strict order)' : f.order === 'ANY' ? ' (any order)' : ''
+      const excluded = f.order === 'ANY' ? [] : f.exclusions.filter((x) => x.eventId).map((x) => names.event(x.eventId))
+      return `Funnel: ${labels.steps.join(' → ')}${order}${excluded.length ? `, excluding ${excluded.join(', ')}` : ''}${by}`
+    }
     case 'retention': {
       // the options change what the numbers mean: the title (and a saved report's name) says them
       const first = defs.retention.firstTime ? `${labels.steps[0]} (first time)` : labels.steps[0]

@@ -1,0 +1,58 @@
+/**
+ * The layout of the funnel's rows (funnelSql.ts writes them, funnelPaths.ts follows them): the
+ * steps and the day packed in one number, and the counting sort that groups a part's rows by user.
+ */
+
+/**
+ * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them (ds -
+ * fromDate's ds + 1; 0 past toDate). Placed events keep the day's column there instead (at most
+ * MAX_RANGE_DAYS + 1 < 2^12), so that its low 32 bits read with integer operations. With
+ * exclusions, the spans a row stops (bit k: between steps k and k+1, at most 19 bits) sit above
+ * bit 32: integer operations do not see them, and the value stays exact (below 2^53).
+ */
+export const STEP_BITS = 20
+export const STEP_SPAN = 2 ** STEP_BITS
+const STEP_MASK = STEP_SPAN - 1
+export const SPAN_AT = 2 ** 32
+
+export function stepsOf(md: number): number {
+  return md & STEP_MASK
+}
+
+/** The spans an exclusion event stops (0 for other events). */
+export function spansOf(md: number): number {
+  return md < SPAN_AT ? 0 : Math.floor(md / SPAN_AT)
+}
+
+/** An event as an other event only: its spans kept, its steps and day dropped. */
+export function withoutSteps(md: number): number {
+  return md < SPAN_AT ? 0 : Math.floor(md / SPAN_AT) * SPAN_AT
+}
+
+/** Counts the events of each user (at start[uid + 1]); returns how many rows were events. */
+export function countUsers(uid: Int32Array, start: Int32Array): number {
+  let events = 0
+  for (let i = 0; i < uid.length; i++) {
+    const u = uid[i]
+    if (u < 0) continue
+    start[u + 1]++
+    events++
+  }
+  return events
+}
+
+/** Copies a chunk's events to their users' places (a counting sort's second pass), each day as its column. */
+export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array): void {
+  for (let i = 0; i < uid.length; i++) {
+    const u = uid[i]
+    if (u < 0) continue
+    const at = place[u]++
+    let v = md[i]
+    const spans = v < SPAN_AT ? 0 : Math.floor(v / SPAN_AT) * SPAN_AT
+    v -= spans
+    const day = (v / STEP_SPAN) | 0
+    events[2 * at] = t[i]
+    events[2 * at + 1] = spans + columnOfDay[day] * STEP_SPAN + (v - day * STEP_SPAN)
+    if (li !== null) labels[at] = li[i]
+  }
+}
