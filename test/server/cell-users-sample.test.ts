@@ -69,3 +69,68 @@ describe('the users behind every cell add up on the sample', () => {
     expect(observed).toBeGreaterThan(40)
   })
 })
+
+/**
+ * The options of the analyses (funnel exclusions and orders, retention "on or after" and first
+ * time, an event analysis compared with an earlier range) change what a cell counts: its users
+ * follow, because they come from the same path following and the same SQL.
+ */
+describe('the users behind the cells follow the analyses options', () => {
+  const steps = ['view_product', 'add_to_cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` }))
+  // the sample's shoppers go through the steps in order: "any order" shows only on steps reversed
+  const reversed = [...steps].reverse()
+  const funnels: [string, { expression: string }[], Record<string, unknown>][] = [
+    ['an exclusion of another product viewed between any two steps', steps, { exclusions: [{ expression: 'event.view_product' }] }],
+    ['strict order', steps, { order: 'STRICT' }],
+    ['any order, steps reversed', reversed, { order: 'ANY' }],
+  ]
+  for (const [label, steps, option] of funnels) {
+    it(`funnel with ${label}: each step's users and drop-offs over the range and on the last day`, async () => {
+      const funnel = { ...range, steps, ...option }
+      const plain = await s.call('POST', '/uba/api/funnels/analyze', { headers: s.project, body: { ...range, steps } })
+      const answer = await s.call('POST', '/uba/api/funnels/analyze', { headers: s.project, body: funnel })
+      expect(answer.status).toBe(200)
+      const converted = answer.body.rows[0].stepsDetail.map((d: { convertedUser: number[] }) => d.convertedUser)
+      // the option changes the numbers here, so the cells cannot pass by ignoring it
+      expect(converted.map((c: number[]) => c[0])).not.toEqual(plain.body.rows[0].stepsDetail.map((d: { convertedUser: number[] }) => d.convertedUser[0]))
+      const last = answer.body.dateList.length - 1
+      for (const [c, day] of [[0, {}], [last, { day: '2024-06-30' }]] as const) {
+        for (let k = 0; k < steps.length; k++) {
+          expect(await count('funnels', { ...funnel, cell: { step: k, ...day } })).toBe(converted[k][c])
+          if (k < steps.length - 1) expect(await count('funnels', { ...funnel, cell: { step: k, outcome: 'dropped', ...day } })).toBe(converted[k][c] - converted[k + 1][c])
+        }
+      }
+    })
+  }
+
+  for (const [label, option] of [['on or after', { retentionMode: 'onOrAfter' }], ['first time, on or after', { retentionMode: 'onOrAfter', firstTime: true }]] as const) {
+    it(`retention ${label}: every observed cell`, async () => {
+      const retention = { ...range, firstEvent: { expression: 'event.$startup' }, secondEvent: { expression: 'event.pay' }, unit: 'DAY', duration: 3, ...option }
+      const answer = await s.call('POST', '/uba/api/retentions/analyze', { headers: s.project, body: retention })
+      expect(answer.status).toBe(200)
+      let observed = 0
+      for (const row of answer.body.rows as { byValue: string; totalPeople: number; retentionPeoples: (number | null)[] }[]) {
+        const at = row.byValue === '$ALL' ? {} : { day: row.byValue.slice(0, 10).replaceAll('/', '-') }
+        expect(await count('retentions', { ...retention, cell: at })).toBe(row.totalPeople)
+        for (const [k, n] of row.retentionPeoples.entries()) {
+          if (n === null) continue
+          expect(await count('retentions', { ...retention, cell: { ...at, offset: k } })).toBe(n)
+          observed++
+        }
+      }
+      expect(observed).toBeGreaterThan(40)
+    })
+  }
+
+  it('an event analysis compared with the week before: a cell holds the users of the answer, not of the earlier range', async () => {
+    const events = { ...range, fromDate: '2024-06-24', measures: [{ expression: 'event.pay', aggregator: 'TRIGGER_USER_COUNT' }], unit: 'DAY', compare: 'week' }
+    const answer = await s.call('POST', '/uba/api/events/analyze', { headers: s.project, body: events })
+    expect(answer.status).toBe(200)
+    const row = answer.body.rows[0]
+    expect(row.previous).toBeDefined()
+    expect(await count('events', { ...events, cell: { measure: 0 } })).toBe(row.sum[0])
+    for (const [i, period] of answer.body.series.entries()) {
+      expect(await count('events', { ...events, cell: { measure: 0, period } })).toBe(row.values[0][i])
+    }
+  })
+})
