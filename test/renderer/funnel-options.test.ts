@@ -102,4 +102,41 @@ describe('funnel options in the Charts view', () => {
     expect(c.problems).toEqual([])
     await page.context().close()
   })
+
+  it('a funnel with an exclusion opens its dropped-off users and saves them as a cohort of exactly them', async () => {
+    const c = await openCharts(browser, server, 'light')
+    const { page } = c
+    await page.getByRole('tab', { name: 'Funnels' }).click()
+    await page.getByTestId('range-custom').click()
+    await page.getByTestId('range-from').fill('2024-03-01')
+    await page.getByTestId('range-to').fill('2024-03-07')
+    await pick(page, 'step-0-event', 'view_item', 'view_item')
+    await pick(page, 'step-1-event', 'add_cart', 'add_cart')
+    await page.getByTestId('add-step').click()
+    await pick(page, 'step-2-event', 'pay_order', 'pay_order')
+    await page.getByTestId('add-exclusion').click()
+    await pick(page, 'exclusion-0-event', 'leave_site', 'leave_site')
+    await expect.poll(() => stepUsers(page), { timeout: 30_000 }).toEqual(['4', '3', '1'])
+
+    // the "2 → 3" rate of the total row: reached add_cart, then no pay_order without a leave_site
+    // between: p3 (never paid) and p4 (left between cart and pay); p1 converted, p2 stopped at step 1
+    const rate = page.locator('[data-testid=result-table] tbody tr').first().locator('th, td').nth(5)
+    await rate.getByRole('button').click()
+    await page.locator('[data-testid=cell-users][data-phase=ready]').waitFor({ timeout: 30_000 })
+    expect(await page.getByTestId('cell-count').textContent()).toBe('2')
+    expect(await page.getByTestId('cell-user').allTextContents()).toEqual(['p3', 'p4'])
+    await page.getByTestId('cell-save').click()
+    await page.getByTestId('cell-cohort-name').fill('Carted, excluded or never paid')
+    await page.getByTestId('cell-cohort-save').click()
+    await page.getByTestId('cell-saved').waitFor()
+    await shot(page, 'funnel-exclusion-dropped.png')
+
+    const cohorts = await server.call('GET', '/uba/api/cohort', { headers: server.project })
+    const saved = cohorts.body.find((k: any) => k.name === 'Carted, excluded or never paid')
+    expect(saved).toMatchObject({ dynamic: 0, userNumber: 2 })
+    const members = await server.call('POST', '/uba/api/cohort/users', { headers: server.project, body: { cohortCode: saved.code, properties: [], limit: 100 } })
+    expect(members.body.users.map((u: any) => u.xwho).sort()).toEqual(['p3', 'p4'])
+    expect(c.problems).toEqual([])
+    await page.context().close()
+  })
 })
