@@ -2,11 +2,12 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventsRequest, EventsResponse } from '../../src-renderer/src/api/analysis'
-import type { DataType } from '../../src-renderer/src/api/schema'
-import { drillOf, type DrillPoint } from '../../src-renderer/src/views/Charts/drilldown/target'
+import { eventCell, eventPointOfCell, eventPointOfClick, figureOf, type EventLabels, type EventPoint } from '../../src-renderer/src/views/Charts/drilldown/eventCells'
 import { RESULTS, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
 import { answerOf, daysBefore, openCharts, pick, ready, shot, tableValues, today } from './chartsPage'
+
+/** The event chart's cells and points open their users in the one users panel (POST /uba/api/events/users). */
 
 let server: TestServer
 let browser: Browser
@@ -28,12 +29,29 @@ beforeAll(async () => {
 
 afterAll(() => stop?.())
 
-type CohortRow = { id: number; name: string; code: string; status: string; userNumber: number | null; content?: any }
-const cohorts = async (): Promise<CohortRow[]> => (await server.call('GET', '/uba/api/cohort?needMore=true', { headers })).body
-const valueAt = (api: EventsResponse, p: DrillPoint): number | null => (p.period === null ? api.rows[p.row].sum[p.measure] : api.rows[p.row].values[p.measure][p.period])
+const pay = (aggregator = 'TRIGGER_USER_COUNT', filter?: EventsRequest['filter']) => ({ expression: 'event.pay', aggregator, ...(filter ? { filter } : {}) })
+const labelsOf = (request: EventsRequest): EventLabels & { steps: string[] } => ({ measures: request.measures.map((m) => `Pay · ${m.aggregator}`), steps: [], breakdowns: (request.byFields ?? []).map((b) => b.expression), unit: request.unit, range })
+const palette = { dark: false, text: '#000', muted: '#555', faint: '#999', border: '#ddd', surface: '#fff', accent: '#55f', series: ['#55f', '#1a9', '#e83'], scale: ['#fff', '#00f'] }
+
+type Shaped = { table: { columns: unknown[]; rows: { value: number | string | null }[][] }; option: { series: { id: string; data: (number | null)[] }[] } }
+/**
+ * The event chart's table and series as the Charts view draws them. Imported by a path built at run
+ * time: its types reach the renderer's stores, which the node-side typecheck cannot read.
+ */
+async function shapeEvents(api: EventsResponse, labels: EventLabels, style: 'line' | 'bar'): Promise<Shaped> {
+  const module = '../../src-renderer/src/views/Charts/results/' + 'events'
+  const { shapeEvents: shape } = (await import(module)) as { shapeEvents: (r: EventsResponse, l: EventLabels, p: typeof palette, s: string) => Shaped }
+  return shape(api, labels, palette, style)
+}
+
+async function analyze(request: EventsRequest): Promise<EventsResponse> {
+  const answer = await server.call('POST', '/uba/api/events/analyze', { headers, body: request })
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return answer.body
+}
 
 /** The whole range and up to `per` non-empty periods of every row, for measure `measure`. */
-function points(api: EventsResponse, measure: number, per = 3): DrillPoint[] {
+function points(api: EventsResponse, measure: number, per = 3): EventPoint[] {
   return api.rows.flatMap((row, r) => {
     const periods = row.values[measure].flatMap((v, i) => (v ? [i] : [])).slice(0, per)
     return [{ measure, row: r, period: null }, ...periods.map((period) => ({ measure, row: r, period }))]
@@ -41,84 +59,84 @@ function points(api: EventsResponse, measure: number, per = 3): DrillPoint[] {
 }
 
 /**
- * Creates the cohort of each point as the panel would and checks its size against the chart's
- * unique users of measure `users` at the same point.
+ * Asks the server for the users of each point as the panel would and checks their number against
+ * the chart's unique users of measure `users` at the same point.
  */
-async function expectSameUsers(request: EventsRequest, type: DataType | undefined, drilled: number, users = drilled): Promise<void> {
-  const answer = await server.call('POST', '/uba/api/events/analyze', { headers, body: request })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  const api = answer.body as EventsResponse
+async function expectSameUsers(request: EventsRequest, listed: number, users = listed): Promise<void> {
+  const api = await analyze(request)
   expect(api.rows.length).toBeGreaterThan(1)
-  const names = { event: (id: string) => id, breakdown: 'By', measures: request.measures.map((m) => m.aggregator), breakdownType: type }
-  const made: { id: number; expected: number | null; point: DrillPoint; label: string }[] = []
-  for (const [k, point] of points(api, drilled).entries()) {
-    const drill = drillOf(request, api, point, names)
-    if (!drill.ok) throw new Error(`${JSON.stringify(point)} refused: ${drill.reason}`)
-    const created = await server.call('POST', '/uba/api/cohort', { headers, body: { name: `${drill.target.name} #${k}`, dynamic: 0, content: drill.target.content } })
-    expect(created.status, JSON.stringify(created.body)).toBe(200)
-    made.push({ id: created.body.id, expected: valueAt(api, { ...point, measure: users }), point, label: api.rows[point.row].byValue[0] })
+  const found: { point: EventPoint; label: string[]; count: number | null }[] = []
+  for (const point of points(api, listed)) {
+    const target = eventCell(request, api, labelsOf(request), point)!
+    const answer = await server.call('POST', '/uba/api/events/users', { headers, body: { ...request, cell: target.choices[0].cell, pageSize: 1 } })
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    found.push({ point, label: api.rows[point.row].byValue, count: answer.body.count })
   }
-  await eventually(async () => (await cohorts()).filter((c) => made.some((m) => m.id === c.id)).every((c) => c.status === 'success'), 60_000)
-  const sizes = new Map((await cohorts()).map((c) => [c.id, c.userNumber]))
-  expect(made.map((m) => ({ ...m, size: sizes.get(m.id) }))).toEqual(made.map((m) => ({ ...m, size: m.expected })))
-  for (const m of made) expect((await server.call('DELETE', `/uba/api/cohort/${m.id}`, { headers })).status).toBe(200)
+  expect(found).toEqual(found.map((f) => ({ ...f, count: figureOf(api, { ...f.point, measure: users }) })))
 }
 
-const pay = (aggregator = 'TRIGGER_USER_COUNT', filter?: EventsRequest['filter']) => ({ expression: 'event.pay', aggregator, ...(filter ? { filter } : {}) })
-
-describe('drill-down rules', () => {
-  it('a point of unique users broken down by an event property is a cohort of exactly those users, per day, week and the whole range', async () => {
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'DAY', byFields: [{ expression: 'event.$Anything.$platform' }] }, 'string', 0)
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$platform' }] }, 'string', 0)
-  }, 120_000)
-
-  it('unknown values, number buckets, booleans, OR filters multiplied out and a user-property breakdown all count the chart’s users', async () => {
+describe('the cells of an event answer', () => {
+  it('a point of unique users, broken down by an event or a user property, lists exactly the chart’s users per day, week and the whole range', async () => {
+    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'DAY', byFields: [{ expression: 'event.$Anything.$platform' }] }, 0)
+    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$platform' }] }, 0)
+    // what cohort rules could not say: an OR filter with a missing value, a number bucket, a user property's unknown row
     const orFilter = { relation: 'OR' as const, conditions: [{ expression: 'event.$Anything.$utm_source', function: 'EQ', params: ['wechat', 'douyin'] }, { expression: 'event.$Anything.$utm_source', function: 'NULL', params: [] }] }
-    // the unknown row of a text property: missing values and none of them literally "unknown"
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$utm_source' }] }, 'string', 0)
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'event.pay.amount', buckets: [100, 300] }] }, 'number', 0)
-    const couponOr = { relation: 'OR' as const, conditions: [{ expression: 'event.pay.coupon_used', function: 'TRUE', params: [] }, { expression: 'event.pay.payment_method', function: 'EQ', params: ['Alipay'] }] }
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay('TRIGGER_USER_COUNT', couponOr)], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.coupon_used' }] }, 'boolean', 0)
-    // gender is "female", "male", "unknown" in the profiles, and missing for users without one
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'user.gender' }] }, 'string', 0)
+    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'event.pay.amount', buckets: [100, 300] }] }, 0)
+    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'user.gender' }] }, 0)
   }, 180_000)
 
   it('a measure of events, not users, lists the users who did the event in the point', async () => {
-    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay(), pay('TOTAL_COUNT')], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$platform' }] }, 'string', 1, 0)
+    await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay(), pay('TOTAL_COUNT')], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$platform' }] }, 1, 0)
   }, 120_000)
 
-  it('refuses what a rule cannot say, with the reason', () => {
-    const response: EventsResponse = { reportUpdateTime: '', measures: ['m'], byFields: ['b'], series: ['2026-01-05'], numRows: 2, rows: [{ sum: [3], values: [[3]], byValue: ['unknown'] }, { sum: [0], values: [[0]], byValue: ['x'] }] }
-    const base: EventsRequest = { fromDate: '2026-01-05', toDate: '2026-01-05', crowds: ['$ALL'], measures: [pay()], unit: 'DAY', byFields: [{ expression: 'event.$Anything.tags' }] }
-    const names = (breakdownType: DataType) => ({ event: (id: string) => id, breakdown: 'B', measures: ['m'], breakdownType })
-    const reason = (request: EventsRequest, type: DataType, row = 0): string => {
-      const d = drillOf(request, response, { measure: 0, row, period: 0 }, names(type))
-      return d.ok ? '' : d.reason
+  it('each table cell and chart point opens the cell it shows; the formula’s and the compared range’s open nothing', async () => {
+    const request: EventsRequest = { ...range, crowds: ['$ALL'], measures: [pay(), pay('TOTAL_COUNT')], unit: 'DAY', formula: 'b / a', compare: 'week', byFields: [{ expression: 'event.$Anything.$platform' }] }
+    const api = await analyze(request)
+    const rows = api.rows.length
+    const shaped = await shapeEvents(api, labelsOf(request), 'line')
+    const table = shaped.table
+    // Measure, Platform, Whole range, the days, Before, Change; the formula's rows last
+    expect(table.columns).toHaveLength(3 + api.series.length + 2)
+    expect(table.rows).toHaveLength(3 * rows)
+    let opened = 0
+    table.rows.forEach((cells, r) =>
+      cells.forEach((cell, col) => {
+        const point = eventPointOfCell(api, r, col)
+        const measureCell = r < 2 * rows && col >= 2 && col < 3 + api.series.length
+        expect(point !== null, `row ${r} column ${col}`).toBe(measureCell)
+        if (!point) return
+        opened++
+        expect(point).toEqual({ measure: Math.floor(r / rows), row: r % rows, period: col === 2 ? null : col - 3 })
+        expect(figureOf(api, point)).toBe(cell.value)
+      }),
+    )
+    expect(opened).toBe(2 * rows * (1 + api.series.length))
+
+    // the chart: every drawn value of a measure's line is the point it opens; the formula's and the earlier week's none
+    const series = shaped.option.series
+    expect(series.some((s) => s.id.startsWith('formula:'))).toBe(true)
+    expect(series.some((s) => s.id.startsWith('before:'))).toBe(true)
+    for (const s of series) {
+      s.data.forEach((value, i) => {
+        const point = eventPointOfClick(s.id, i)
+        if (s.id.startsWith('formula:') || s.id.startsWith('before:')) return expect(point, s.id).toBeNull()
+        expect(point, s.id).not.toBeNull()
+        if (value !== null) expect(figureOf(api, point!)).toBe(value)
+      })
     }
-    expect(reason({ ...base, crowds: ['c1'] }, 'string')).toMatch(/cohort/)
-    expect(reason(base, 'array<string>')).toMatch(/empty lists/)
-    expect(reason(base, 'string', 1)).toMatch(/Nobody/)
-    const dated = { ...response, rows: [{ sum: [3], values: [[3]], byValue: ['2026-01-05 10:00:00'] }] }
-    expect(drillOf(base, dated, { measure: 0, row: 0, period: 0 }, names('datetime'))).toMatchObject({ ok: false, reason: expect.stringMatching(/to the minute/) })
-    const many = { relation: 'OR' as const, conditions: ['a', 'b', 'c', 'd', 'e'].map((v) => ({ expression: 'event.pay.payment_method', function: 'EQ', params: [v] })) }
-    expect(reason({ ...base, measures: [pay('TRIGGER_USER_COUNT', many)], filter: many }, 'string')).toMatch(/50 alternatives.*at most 20 rules/)
-    // the unknown of a user property: an OR group of NULL and "unknown", joined to the event rule
-    const user = drillOf({ ...base, byFields: [{ expression: 'user.gender' }] }, response, { measure: 0, row: 0, period: 0 }, names('string'))
-    expect(user.ok && user.target.content).toEqual({
-      ruleGroup: [
-        { relation: 'AND', rules: [{ type: 'event', expression: 'event.pay', aggregator: 'TOTAL_COUNT', function: 'GTE', params: [1], eventAbsoluteTimeParams: ['2026-01-05', '2026-01-05'] }] },
-        { relation: 'OR', rules: [{ type: 'user', expression: 'user.gender', function: 'NULL', params: [] }, { type: 'user', expression: 'user.gender', function: 'EQ', params: ['unknown'] }] },
-      ],
-      relations: ['AND'],
-    })
-  })
+    // the cell asked for: the measure, the row's labels and the period's first day; the whole range without one
+    const target = eventCell(request, api, labelsOf(request), { measure: 0, row: 1, period: 2 })!
+    expect(target.choices[0]).toMatchObject({ cell: { measure: 0, byValue: api.rows[1].byValue, period: api.series[2] }, figure: api.rows[1].values[0][2] })
+    expect(eventCell(request, api, labelsOf(request), { measure: 1, row: 0, period: null })!.choices[0]).toMatchObject({ cell: { measure: 1, byValue: api.rows[0].byValue }, figure: null })
+  }, 60_000)
 })
 
-const drillCount = async (page: Page): Promise<number> => Number(((await page.getByTestId('drill-count').textContent()) ?? '').replace(/,/g, ''))
-const drillCohorts = async (): Promise<CohortRow[]> => (await cohorts()).filter((c) => c.name.startsWith('Drill-down · '))
+const count = async (page: Page): Promise<number> => Number(((await page.getByTestId('cell-count').textContent()) ?? '').replace(/,/g, ''))
+const cellAt = (page: Page, r: number, col: number) => page.locator('[data-testid=result-table] tbody tr').nth(r).locator('th, td').nth(col)
+const panelReady = (page: Page) => page.locator('[data-testid=cell-users][data-phase=ready]').waitFor({ timeout: 30_000 })
 
-describe('drill-down in the Charts view', () => {
-  it('a table number opens its users: the same count, a user opens in People, and the temporary cohort goes when the panel closes', async () => {
+describe('the users of an event chart in the Charts view', () => {
+  it('a day of a breakdown row and the row’s whole range open their users: the table’s count, listed, each a link to People', async () => {
     const c = await openCharts(browser, server, 'light')
     const { page } = c
     await ready(page)
@@ -127,52 +145,51 @@ describe('drill-down in the Charts view', () => {
     await ready(page)
     const { api } = await answerOf(server, c, '/uba/api/events/analyze')
 
-    // Measure, Platform, Whole range, then one column per day; a day without payers opens nothing
+    // Measure, Platform, Whole range, then one column per day
     const rows = await tableValues(page)
-    const zero = rows[0].findIndex((v, i) => i > 2 && v === '0')
-    const cell = (r: number, col: number) => page.locator('[data-testid=result-table] tbody tr').nth(r).locator('th, td').nth(col)
-    expect(zero).toBeGreaterThan(2)
-    expect(await cell(0, zero).getByRole('button').count()).toBe(0)
-    expect(await cell(0, zero).locator('span').getAttribute('title')).toBe('Nobody did this event here.')
-
     const r = 1
-    await page.getByTestId('result-table').screenshot({ path: join(RESULTS, 'drilldown-table.png') })
     const col = rows[r].findIndex((v, i) => i > 2 && Number(v) > 0)
     const expected = Number(rows[r][col])
     expect(expected).toBe(api.rows[r].values[0][col - 3])
-    await cell(r, col).getByRole('button').click()
-    const panel = page.getByTestId('drilldown')
-    await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor({ timeout: 30_000 })
-    expect(await drillCount(page)).toBe(expected)
-    expect(await page.getByTestId('drill-check').textContent()).toContain('The same number as the chart.')
-    expect(await page.getByTestId('drill-title').textContent()).toMatch(/^Users who did Pay on /)
-    expect(await panel.getByText(`Platform: ${api.rows[r].byValue[0]}`).count()).toBe(1)
-    expect(await page.getByTestId('drill-user').count()).toBe(Math.min(expected, 50))
-    const [temporary] = await drillCohorts()
-    expect(temporary).toMatchObject({ status: 'success', userNumber: expected })
-    expect(temporary.content.ruleGroup[0].rules[0].eventAbsoluteTimeParams).toEqual([api.series[col - 3], api.series[col - 3]])
+    await page.getByTestId('result-table').screenshot({ path: join(RESULTS, 'drilldown-table.png') })
+    await cellAt(page, r, col).getByRole('button').click()
+    await panelReady(page)
+    expect(await count(page)).toBe(expected)
+    expect(await page.getByTestId('cell-check').textContent()).toContain('The same number as the table.')
+    expect(await page.getByTestId('cell-title').textContent()).toMatch(/^Users who did Pay on /)
+    expect(await page.getByTestId('cell-users').getByText(`Platform: ${api.rows[r].byValue[0]}`).count()).toBe(1)
+    expect(await page.getByTestId('cell-user').count()).toBe(Math.min(expected, 50))
     await shot(page, 'drilldown-light.png')
 
-    const user = page.getByTestId('drill-user').first()
+    // the row's whole range: every payer of that platform over the range, once each
+    await cellAt(page, r, 2).getByRole('button').click()
+    await expect.poll(() => page.getByTestId('cell-title').textContent()).toMatch(/^Users who did Pay from /)
+    await panelReady(page)
+    await expect.poll(() => count(page)).toBe(api.rows[r].sum[0])
+    expect(await page.getByTestId('cell-check').textContent()).toContain('The same number as the table.')
+
+    const user = page.getByTestId('cell-user').first()
     const xwho = (await user.textContent())?.trim() ?? ''
     await user.click()
     await page.getByTestId('profile-xwho').filter({ hasText: xwho }).waitFor()
     expect(decodeURIComponent(page.url())).toContain(`#/people?xwho=${xwho}`)
-
-    // back at the chart, the drill-down is still open; closing it deletes the temporary cohort
+    // back at the chart, the users are still open
     await page.goBack()
-    await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor()
-    expect(await drillCohorts()).toHaveLength(1)
-    await page.getByTestId('drill-close').click()
-    await panel.waitFor({ state: 'hidden' })
-    await eventually(async () => (await drillCohorts()).length === 0)
+    await panelReady(page)
+    expect(await count(page)).toBe(api.rows[r].sum[0])
+    await page.getByTestId('cell-close').click()
+    await page.getByTestId('cell-users').waitFor({ state: 'detached' })
     expect(c.problems).toEqual([])
     await page.context().close()
   }, 120_000)
 
-  it('a bar of the chart opens its users in the dark theme, and Keep as cohort leaves the cohort behind', async () => {
+  it('a bar of the chart opens the users of its day, in the dark theme', async () => {
     const c = await openCharts(browser, server, 'dark')
     const { page } = c
+    const asked: any[] = []
+    page.on('request', (q) => {
+      if (q.url().includes('/uba/api/events/users')) asked.push(JSON.parse(q.postData() ?? '{}').cell)
+    })
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
     await page.getByRole('button', { name: 'Bar' }).click()
@@ -194,36 +211,46 @@ describe('drill-down in the Charts view', () => {
     }, 30_000).catch(() => undefined)
     expect(hit).not.toBeNull()
     await page.mouse.click(hit!.x, hit!.y)
-    await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor({ timeout: 30_000 })
-    const [temporary] = await drillCohorts()
-    const day = temporary.content.ruleGroup[0].rules[0].eventAbsoluteTimeParams[0]
-    expect(await drillCount(page)).toBe(api.rows[0].values[0][api.series.indexOf(day)])
+    await panelReady(page)
+    expect(asked).toHaveLength(1)
+    const period = asked[0].period as string
+    expect(asked[0]).toEqual({ measure: 0, period })
+    expect(api.series).toContain(period)
+    expect(await count(page)).toBe(api.rows[0].values[0][api.series.indexOf(period)])
+    expect(await page.getByTestId('cell-check').textContent()).toContain('The same number as the table.')
     await shot(page, 'drilldown-dark.png')
-
-    await page.getByTestId('drill-keep').click()
-    await page.getByTestId('drill-kept').getByRole('link', { name: temporary.name }).waitFor()
-    await page.keyboard.press('Escape')
-    await page.getByTestId('drilldown').waitFor({ state: 'hidden' })
-    await page.waitForTimeout(300)
-    expect((await drillCohorts()).map((k) => k.id)).toEqual([temporary.id])
-
-    // the kept cohort is a crowd now: a chart of its users only cannot be drilled into, and says why
-    await pick(page, 'crowd', 'drill-down', temporary.name)
-    await ready(page)
-    const whole = page.locator('[data-testid=result-table] tbody tr').first().locator('td').first()
-    expect(await whole.getByRole('button').count()).toBe(0)
-    expect(await whole.locator('span').getAttribute('title')).toMatch(/^The chart counts the users of a cohort only/)
-    // the bars grow in again: click where the bar was until the refusal shows
-    await eventually(async () => {
-      await page.mouse.click(hit!.x, hit!.y)
-      return page.getByTestId('drill-refused').isVisible()
-    }, 30_000).catch(() => undefined)
-    await page.getByTestId('drill-refused').waitFor()
-    await shot(page, 'drilldown-refused-dark.png')
-    await page.getByTestId('drill-close').click()
-    expect((await drillCohorts()).map((k) => k.id)).toEqual([temporary.id])
     expect(c.problems).toEqual([])
     await page.context().close()
-    expect((await server.call('DELETE', `/uba/api/cohort/${temporary.id}`, { headers })).status).toBe(200)
+  }, 120_000)
+
+  it('with a formula and a comparison, the measures’ numbers open their users and the formula’s and the earlier range’s do not', async () => {
+    const c = await openCharts(browser, server, 'light')
+    const { page } = c
+    await ready(page)
+    await pick(page, 'measure-0-event', 'pay', 'Pay')
+    await page.getByTestId('add-measure').click()
+    await page.getByTestId('measure-1-aggregator').selectOption('TOTAL_COUNT')
+    await page.getByTestId('formula').fill('b / a')
+    await page.getByTestId('formula').press('Enter')
+    await page.getByTestId('compare').selectOption('week')
+    await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('"compare":"week"')
+    await ready(page)
+    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    // Measure, Whole range, the days, Before, Change; rows A, B, the formula
+    const width = 2 + api.series.length + 2
+    const buttons = (r: number) => page.locator('[data-testid=result-table] tbody tr').nth(r).getByRole('button').count()
+    expect(await buttons(0)).toBe(1 + api.series.length)
+    expect(await buttons(1)).toBe(1 + api.series.length)
+    expect(await buttons(2)).toBe(0)
+    expect(await cellAt(page, 0, width - 2).getByRole('button').count()).toBe(0)
+    expect(await cellAt(page, 0, width - 1).getByRole('button').count()).toBe(0)
+
+    // B counts payments: its users are the payers of the range, no figure of the table to match
+    await cellAt(page, 1, 1).getByRole('button').click()
+    await panelReady(page)
+    expect(await count(page)).toBe(api.rows[0].sum[0])
+    expect(await page.getByTestId('cell-check').count()).toBe(0)
+    expect(c.problems).toEqual([])
+    await page.context().close()
   }, 120_000)
 })

@@ -37,32 +37,35 @@ async function offeredCrowds(page: Page): Promise<string[]> {
 /** An option shows the cohort's name, then its size. */
 const offers = (options: string[], name: string): boolean => options.some((o) => o.startsWith(name))
 
-async function openDrilldown(page: Page): Promise<void> {
+async function openUsers(page: Page): Promise<void> {
   await pick(page, 'measure-0-event', 'pay', 'Pay')
   await pick(page, 'breakdown', 'platform', 'Platform')
   await ready(page)
   const rows = await tableValues(page)
   const col = rows[0].findIndex((v, i) => i > 2 && Number(v) > 0)
   await page.locator('[data-testid=result-table] tbody tr').first().locator('th, td').nth(col).getByRole('button').click()
-  await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor({ timeout: 30_000 })
+  await page.locator('[data-testid=cell-users][data-phase=ready]').waitFor({ timeout: 30_000 })
 }
 
-describe('Charts: the crowds and the drill-down follow what changed', () => {
-  it('a drill-down cohort deleted when its panel closes is no longer offered as a crowd', async () => {
+describe('Charts: the crowds and the users of a cell follow what changed', () => {
+  it('a cohort saved from the users of an event cell is offered as a crowd at once', async () => {
     const c = await openCharts(browser, server, 'light')
     const { page } = c
     await ready(page)
-    await openDrilldown(page)
-    const [temporary] = (await cohorts()).filter((k) => k.name.startsWith('Drill-down · '))
-    // a visit to a user and back lists the crowds again, the temporary cohort among them
-    await page.getByTestId('drill-user').first().click()
+    await openUsers(page)
+    // a visit to a user and back: the users are still open
+    await page.getByTestId('cell-user').first().click()
     await page.getByTestId('profile-xwho').waitFor()
     await page.goBack()
-    await page.locator('[data-testid=drilldown][data-phase=ready]').waitFor()
-    await expect.poll(async () => offers(await offeredCrowds(page), temporary.name)).toBe(true)
-    await page.getByTestId('drill-close').click()
-    await eventually(async () => !(await cohorts()).some((k) => k.id === temporary.id))
-    await expect.poll(async () => offers(await offeredCrowds(page), temporary.name)).toBe(false)
+    await page.locator('[data-testid=cell-users][data-phase=ready]').waitFor()
+    expect(offers(await offeredCrowds(page), 'Payers of one day')).toBe(false)
+    await page.getByTestId('cell-save').click()
+    await page.getByTestId('cell-cohort-name').fill('Payers of one day')
+    await page.getByTestId('cell-cohort-save').click()
+    await page.getByTestId('cell-saved').waitFor()
+    await expect.poll(async () => offers(await offeredCrowds(page), 'Payers of one day')).toBe(true)
+    const saved = (await cohorts()).find((k) => k.name === 'Payers of one day')!
+    expect((await server.call('DELETE', `/uba/api/cohort/${saved.id}`, { headers })).status).toBe(200)
     expect(c.problems).toEqual([])
     await page.context().close()
   }, 120_000)
@@ -89,15 +92,13 @@ describe('Charts: the crowds and the drill-down follow what changed', () => {
     await page.context().close()
   }, 60_000)
 
-  it('the drill-down closes when another analysis is chosen', async () => {
+  it('the users of a cell close when another analysis is chosen', async () => {
     const c = await openCharts(browser, server, 'light')
     const { page } = c
     await ready(page)
-    await openDrilldown(page)
-    const [temporary] = (await cohorts()).filter((k) => k.name.startsWith('Drill-down · '))
+    await openUsers(page)
     await page.getByRole('tab', { name: 'Funnels' }).click()
-    await page.getByTestId('drilldown').waitFor({ state: 'hidden' })
-    await eventually(async () => !(await cohorts()).some((k) => k.id === temporary.id))
+    await page.getByTestId('cell-users').waitFor({ state: 'detached' })
     expect(c.problems).toEqual([])
     await page.context().close()
   }, 120_000)

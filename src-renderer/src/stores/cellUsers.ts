@@ -11,7 +11,7 @@ import { useSessionStore } from './session'
 export const CELL_PAGE_SIZE = 50
 
 /**
- * The users behind one cell of a funnel, retention, distribution or user-attribute table, read from
+ * The users behind one cell of any analysis's table or chart, read from
  * the server (it lists exactly the users it counted): a page at a time, the whole list as CSV, and
  * a static cohort of them. Kept here, not in the panel, so it is still open after a visit to People.
  */

@@ -1,6 +1,7 @@
 import type { AnalysisKind, DistributionResponse, FunnelsResponse, RetentionResponse, UserAttributesResponse } from '../../../api/analysis'
 import type { CellCoordinates } from '../../../api/cellUsers'
 import type { ResultLabels } from '../model/resultLabels'
+import type { CellChoice, CellTarget } from './cellTarget'
 
 /**
  * Which cells of the funnel, retention, distribution and user-attribute tables open their users,
@@ -9,22 +10,7 @@ import type { ResultLabels } from '../model/resultLabels'
  * offer a second outcome (dropped off after a step, did not return), shown as a switch.
  */
 
-export interface CellChoice {
-  label: string
-  cell: CellCoordinates
-  /** The figure the table shows for it, which the count must equal. */
-  figure: number | null
-}
-
-export interface CellTarget {
-  kind: AnalysisKind
-  title: string
-  /** The row: "Platform: iOS", a cohort day, or '' for all users. */
-  segment: string
-  choices: CellChoice[]
-  /** The cohort name offered on "Save as cohort". */
-  name: string
-}
+export type { CellChoice, CellTarget }
 
 type Response = FunnelsResponse | RetentionResponse | DistributionResponse | UserAttributesResponse
 

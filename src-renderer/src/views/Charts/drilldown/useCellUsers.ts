@@ -1,23 +1,31 @@
 import { computed, watch } from 'vue'
+import type { EventsRequest, EventsResponse } from '../../../api/analysis'
 import { useCellUsersStore } from '../../../stores/cellUsers'
 import { useChartsStore } from '../../../stores/charts'
-import { useDrilldownStore } from '../../../stores/drilldown'
 import { cellTarget, type CellTarget } from './cells'
+import { eventCell, eventPointOfCell, eventPointOfClick } from './eventCells'
+
+/** A click on the chart: ECharts' series (id, index), the point's index and value. */
+export interface PointClick {
+  seriesId?: string
+  seriesIndex?: number
+  dataIndex?: number
+  value?: unknown
+}
 
 /**
- * The users behind the table cells of funnels, retention, distributions and user attributes:
- * which cells open them, and opening them. Only an answer to the query on screen does: the server
- * is asked with the request that computed it.
+ * The users behind the table cells and chart points of every analysis: which open them, and
+ * opening them in the one users panel. Only an answer to the query on screen does: the server is
+ * asked with the request that computed it.
  */
 export function useCellUsers() {
   const charts = useChartsStore()
   const cells = useCellUsersStore()
-  const drilldown = useDrilldownStore()
 
   const context = computed(() => {
     const result = charts.result
     const built = charts.built
-    if (!result || result.kind === 'events' || !charts.upToDate || !('body' in built)) return null
+    if (!result || !charts.upToDate || !('body' in built)) return null
     return { result, body: built.body as object }
   })
 
@@ -29,7 +37,11 @@ export function useCellUsers() {
 
   function targetOf(r: number, col: number): CellTarget | null {
     const c = context.value
-    return c ? cellTarget(c.result.kind, c.result.response as never, c.result.labels, r, col) : null
+    if (!c) return null
+    if (c.result.kind !== 'events') return cellTarget(c.result.kind, c.result.response as never, c.result.labels, r, col)
+    const response = c.result.response as EventsResponse
+    const point = eventPointOfCell(response, r, col)
+    return point ? eventCell(c.body as EventsRequest, response, c.result.labels, point) : null
   }
 
   function cellAction(r: number, col: number): { title: string; enabled: boolean } | null {
@@ -37,23 +49,26 @@ export function useCellUsers() {
     return t ? { title: `See the users: ${t.title}${t.segment ? ` · ${t.segment}` : ''}`, enabled: true } : null
   }
 
-  function openCell(r: number, col: number): void {
-    const t = targetOf(r, col)
+  function open(t: CellTarget | null): void {
     const c = context.value
-    if (!t || !c) return
-    if (drilldown.phase !== 'idle') void drilldown.close()
-    cells.open(t, c.body)
+    if (t && c) cells.open(t, c.body)
   }
 
+  const openCell = (r: number, col: number): void => open(targetOf(r, col))
+
   /**
-   * A click on the chart, as the table cell it shows: a funnel bar (one series per row when broken
-   * down; else the "Converted" series, the second) is step k's users; a retention heatmap square
-   * [offset, row, rate] is that cell.
+   * A click on the chart, as the table cell it shows: an event line's point (its series id
+   * "cell:<measure>:<row>", events.ts; the formula's and the compared range's open nothing); a
+   * funnel bar (one series per row when broken down; else the "Converted" series, the second) is
+   * step k's users; a retention heatmap square [offset, row, rate] is that cell.
    */
-  function openPoint(click: { seriesIndex?: number; dataIndex?: number; value?: unknown }): void {
+  function openPoint(click: PointClick): void {
     const c = context.value
     if (!c || click.dataIndex === undefined) return
-    if (c.result.kind === 'funnels') {
+    if (c.result.kind === 'events') {
+      const point = eventPointOfClick(click.seriesId, click.dataIndex)
+      if (point) open(eventCell(c.body as EventsRequest, c.result.response as EventsResponse, c.result.labels, point))
+    } else if (c.result.kind === 'funnels') {
       const broken = (c.result.response as { byField: string | null }).byField !== null
       const row = broken ? (click.seriesIndex ?? -1) : click.seriesIndex === 1 ? 0 : -1
       const k = click.dataIndex

@@ -36,7 +36,7 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
       ...(broken ? [{ label: labels.breakdowns[0] ?? r.byFields[0] }] : []),
       { label: 'Whole range', numeric: true },
       ...periods.map((label, i) => ({ label, full: fullPeriod(r.series[i]), numeric: true })),
-      // after the periods: the drill-down reads the whole range and the periods at their places
+      // after the periods: a cell's users are read from the whole range and the periods at their places
       ...(compared ? [{ label: 'Before', full: `Whole range ${r.compare!.fromDate} to ${r.compare!.toDate}`, numeric: true }, { label: 'Change', numeric: true }] : []),
     ],
     rows: [],
@@ -58,13 +58,13 @@ export function shapeEvents(r: EventsResponse, labels: ResultLabels, p: ChartPal
 
   // the chart draws the rows with the largest first measure; the table keeps every row
   const ranked = [...r.rows].sort((a, b) => (b.sum[0] ?? 0) - (a.sum[0] ?? 0))
-  // a series id names its measure and answer row: a click on a point drills down into it
+  // a series id names its measure and answer row: a click on a point opens its users (drilldown/eventCells.ts)
   const series: { id: string; name: string; data: (number | null)[]; measure: number; row: number; before?: (number | null)[] }[] = []
   ranked.forEach((row, i) => {
     measureIndexes.forEach((m) => {
       const name = broken ? (measureIndexes.length > 1 ? `${byName(row.byValue)} · ${measureName(m)}` : byName(row.byValue)) : measureName(m)
-      // the formula's line is no measure: its id opens no drill-down
-      const id = m < 0 ? `formula:${r.rows.indexOf(row)}` : `drill:${m}:${r.rows.indexOf(row)}`
+      // the formula's line is no measure: its id opens no users
+      const id = m < 0 ? `formula:${r.rows.indexOf(row)}` : `cell:${m}:${r.rows.indexOf(row)}`
       series.push({ id, name, data: seriesOf(row, m)?.values ?? [], measure: m < 0 ? r.measures.length : m, row: i, before: previousOf(row, m)?.values })
     })
   })

@@ -23,7 +23,7 @@ function readMine(appKey: string): number[] {
   }
 }
 
-/** Notes a cohort made in this app (the builder, a file, a kept drill-down). */
+/** Notes a cohort made in this app (the builder, a file, the users of a chart cell). */
 export function noteMine(appKey: string, id: number): void {
   try {
     localStorage.setItem(mineKey(appKey), JSON.stringify([...readMine(appKey).filter((v) => v !== id), id]))
