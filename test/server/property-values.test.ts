@@ -183,4 +183,12 @@ describe('GET /uba/api/meta/propertyValues on a large table', () => {
     const res = await big('event.rare.platform')
     expect(res.body).toMatchObject({ sampled: false, fraction: 1, rows: 60, nulls: 0, values: [{ value: 'A', count: 40 }, { value: 'B', count: 20 }] })
   })
+
+  it('a search that matches nothing still reads only the sample, and counts the rows it read', async () => {
+    const res = await s.call('GET', `/uba/api/meta/propertyValues?expression=event.common.platform&search=nothing-like-this`, { headers: q })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ sampled: true, fraction: 100_000 / 300_000, values: [], more: false, nulls: 0 })
+    expect(res.body.rows).toBeGreaterThan(50_000)
+    expect(res.body.rows).toBeLessThan(200_000)
+  })
 })

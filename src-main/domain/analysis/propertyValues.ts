@@ -80,9 +80,10 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
 }
 
 /**
- * One pass over the rows read: the scope's row count (before a list is unnested), then each value
- * (a list gives each distinct element once per row; a missing or empty list one NULL), the NULL
- * group first, then the top values matching the search: count down, value up.
+ * One pass over the rows read: a first row (whole = 1) holding the scope's row count (before a list
+ * is unnested), present even when nothing matches the search; then each value (a list gives each
+ * distinct element once per row; a missing or empty list one NULL), the NULL group first, then the
+ * top values matching the search: count down, value up.
  */
 function valuesSql(src: Source, dataType: DataType, percent: number, search: string | undefined, limit: number, p: SqlParams): string {
   const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(6)}% (system)` : ''
@@ -92,20 +93,20 @@ function valuesSql(src: Source, dataType: DataType, percent: number, search: str
   return `
     WITH scoped AS (SELECT ${src.value} AS x, count(*) OVER () AS total FROM ${src.table} AS e${sample} ${src.join} WHERE ${src.where}),
          spread AS (SELECT ${v} AS v, total FROM scoped),
-         grouped AS (SELECT v, count(*) AS n, any_value(total) AS total FROM spread GROUP BY v)
-    SELECT v, n, total FROM grouped
-    WHERE v IS NULL OR (true${match})
-    ORDER BY v IS NOT NULL, n DESC, v
-    LIMIT ${limit + 2}`
+         grouped AS (SELECT v, grouping(v) AS whole, count(*) AS n, any_value(total) AS total FROM spread GROUP BY GROUPING SETS ((v), ()))
+    SELECT v, whole, n, total FROM grouped
+    WHERE whole = 1 OR v IS NULL OR (true${match})
+    ORDER BY whole DESC, v IS NOT NULL, n DESC, v
+    LIMIT ${limit + 3}`
 }
 
 function plain(value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value
 }
 
-async function read(conn: DuckDBConnection, sql: string, p: SqlParams): Promise<{ v: unknown; n: number; total: number }[]> {
+async function read(conn: DuckDBConnection, sql: string, p: SqlParams): Promise<{ v: unknown; whole: boolean; n: number; total: number }[]> {
   const reader = await conn.runAndReadAll(sql, p.values as never)
-  return reader.getRowObjectsJS().map((r) => ({ v: plain(r.v), n: Number(plain(r.n)), total: Number(plain(r.total)) }))
+  return reader.getRowObjectsJS().map((r) => ({ v: plain(r.v), whole: Number(plain(r.whole)) === 1, n: Number(plain(r.n)), total: Number(plain(r.total) ?? 0) }))
 }
 
 function checkQuery(query: PropertyValuesQuery): { search?: string; limit: number } {
@@ -143,18 +144,19 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
       const p = new SqlParams()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
       const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p), p)
-      const total = rows[0]?.total ?? 0
+      const total = rows.find((r) => r.whole)?.total ?? 0
       if (total < ENOUGH_ROWS && fraction < 1) {
         fraction = Math.min(1, fraction * 10)
         continue
       }
-      const present = rows.filter((r) => r.v !== null && r.v !== undefined)
+      const groups = rows.filter((r) => !r.whole)
+      const present = groups.filter((r) => r.v !== null && r.v !== undefined)
       return {
         ...answer,
         values: present.slice(0, limit).map((r) => ({ value: shownValue(r.v, false) as string | number | boolean, count: r.n })),
         more: present.length > limit,
         rows: total,
-        nulls: rows.find((r) => r.v === null || r.v === undefined)?.n ?? 0,
+        nulls: groups.find((r) => r.v === null || r.v === undefined)?.n ?? 0,
         sampled: fraction < 1,
         fraction,
       }
