@@ -128,9 +128,11 @@ describe('saved reports in the project', () => {
     const c = await openCharts(browser, server, 'light')
     const { page } = c
     await ready(page)
+    const initial = page.url()
     await pick(page, 'measure-0-event', 'pay', 'Pay')
     await ready(page)
-    await eventually(async () => page.url().includes('#/charts/events?q='))
+    // the Pay run's own entry, not the first chart's (on a loaded machine it may come after ready)
+    await eventually(async () => page.url() !== initial && page.url().includes('#/charts/events?q='))
     const before = await historyLength(page)
     const plain = page.url()
     await pick(page, 'breakdown', 'platform', 'Platform')
