@@ -4,7 +4,7 @@ import type { AnalysisKind } from '../../api/analysis'
 import { useChartsStore } from '../../stores/charts'
 import { useReportStore, type SavedReport } from '../../stores/reports'
 import { useSessionStore } from '../../stores/session'
-import { decodeState, encodeState, isKind, type ChartState } from './model/chartState'
+import { decodeState, encodeState, isKind, type ChartState } from '../../models/charts/chartState'
 
 /** Edits settle a little longer than the query's own wait, so one history entry follows one run. */
 const SETTLE_MS = 400
