@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { fixture, warehouseRows } from '../helpers/ingest'
 import { eventually, type TestServer } from '../helpers/server'
-import { checkDraft, contentOf, localMessage, newDraft, newEventRule, newUserRule, targetOf } from '../../src-renderer/src/views/Cohorts/model/draft'
-import { draftFromContent } from '../../src-renderer/src/views/Cohorts/model/fromContent'
+import { checkDraft, contentOf, localMessage, newDraft, newEventRule, newUserRule, targetOf } from '../../src-renderer/src/models/cohorts/draft'
+import { draftFromContent } from '../../src-renderer/src/models/cohorts/fromContent'
 
 let server: TestServer
 let browser: Browser

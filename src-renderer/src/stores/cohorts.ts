@@ -17,7 +17,7 @@ import {
 import type { ExportFormat } from '../api/people'
 import { createFileCohort } from '../api/cohortFiles'
 import { saveFile } from '../desktop'
-import { noteMine } from '../views/Cohorts/model/creator'
+import { noteMine } from '../models/cohorts/creator'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'

@@ -1,12 +1,11 @@
 import { defineStore } from 'pinia'
-import { computed, ref, shallowRef } from 'vue'
+import { ref, shallowRef } from 'vue'
 import {
   clearDimensionTable, createDimensionTable, dimensionFields, dropDimensionTable, listDimensionTables, updateDimensionTable, ROWS_PER_REQUEST,
   type DimensionField, type DimensionRow, type DimensionTable, type NewDimensionTable,
 } from '../api/dimensions'
+import { projectResource, type LoadState } from './projectResource'
 import { useSessionStore } from './session'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** Bytes of JSON per request: under the server's 10 MB body limit with room for the envelope. */
 const BODY_BYTES = 8 * 1024 * 1024
@@ -34,11 +33,6 @@ export function batches(rows: DimensionRow[]): DimensionRow[][] {
 export const useDimensionStore = defineStore('dimensions', () => {
   const session = useSessionStore()
 
-  const owner = ref('')
-  const tables = shallowRef<DimensionTable[]>([])
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
-
   const fieldsTable = ref('')
   const fields = shallowRef<DimensionField[]>([])
   const fieldsState = ref<LoadState>('idle')
@@ -49,27 +43,10 @@ export const useDimensionStore = defineStore('dimensions', () => {
   /** After a failed batch: how many rows the new table holds. */
   const partial = ref<{ rows: number; total: number } | null>(null)
 
-  const list = computed(() => (owner.value === session.appKey ? tables.value : []))
+  const { current: list, state, error, load: read } = projectResource<DimensionTable[]>([], { onSwitch: () => (fieldsTable.value = '') })
 
-  async function load(): Promise<void> {
-    const auth = session.projectAuth
-    if (!auth.appKey) return
-    if (owner.value !== auth.appKey) {
-      state.value = 'loading'
-      fieldsTable.value = ''
-    }
-    error.value = null
-    try {
-      const result = await listDimensionTables(auth)
-      if (auth.appKey !== session.appKey) return
-      tables.value = result
-      owner.value = auth.appKey
-      state.value = 'ready'
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      error.value = err as Error
-      state.value = 'error'
-    }
+  function load(): Promise<void> {
+    return read(listDimensionTables)
   }
 
   async function loadFields(table: string): Promise<void> {

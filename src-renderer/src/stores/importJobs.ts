@@ -3,13 +3,12 @@ import { computed, ref, shallowRef } from 'vue'
 import type { ProjectAuth } from '../api/http'
 import { cancelJob, getJob, isFinished, listJobs, type ImportJob } from '../api/importJobs'
 import { useProjectStore } from './project'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 const POLL_MS = 400
 /** Polls that may fail in a row (a busy or restarting server) before the job is given up on. */
 const MAX_POLL_FAILURES = 10
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /**
  * The file import jobs of the current project: the recent list, and the one job the Import view
@@ -20,10 +19,7 @@ export const useImportJobsStore = defineStore('importJobs', () => {
   const session = useSessionStore()
   const projects = useProjectStore()
 
-  const jobs = shallowRef<ImportJob[]>([])
-  const listOwner = ref('')
-  const listState = ref<LoadState>('idle')
-  const listError = ref<Error | null>(null)
+  const { data: jobs, current: recent, state: listState, error: listError, load: read } = projectResource<ImportJob[]>([])
 
   const job = shallowRef<ImportJob | null>(null)
   const owner = ref('')
@@ -34,26 +30,11 @@ export const useImportJobsStore = defineStore('importJobs', () => {
   let timer: ReturnType<typeof setTimeout> | undefined
   let failures = 0
 
-  const recent = computed(() => (listOwner.value === session.appKey ? jobs.value : []))
   const current = computed(() => (owner.value === session.appKey ? job.value : null))
   const running = computed(() => current.value !== null && !isFinished(current.value))
 
-  async function load(): Promise<void> {
-    const auth = session.projectAuth
-    if (!auth.appKey) return
-    if (listOwner.value !== auth.appKey) listState.value = 'loading'
-    try {
-      const list = await listJobs(auth)
-      if (auth.appKey !== session.appKey) return
-      jobs.value = list
-      listOwner.value = auth.appKey
-      listState.value = 'ready'
-      listError.value = null
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      listError.value = err as Error
-      listState.value = 'error'
-    }
+  function load(): Promise<void> {
+    return read(listJobs)
   }
 
   function adopt(auth: ProjectAuth, next: ImportJob): void {

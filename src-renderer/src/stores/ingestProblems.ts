@@ -1,9 +1,8 @@
 import { defineStore } from 'pinia'
-import { computed, ref, shallowRef } from 'vue'
+import { computed, ref } from 'vue'
 import { clearProblemLog, getProblemLog, type ProblemLog } from '../api/ingestProblems'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /**
  * The data quality log of the current project: what the collector refused or left out. Read by the
@@ -12,34 +11,15 @@ type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 export const useIngestProblemsStore = defineStore('ingestProblems', () => {
   const session = useSessionStore()
 
-  const log = shallowRef<ProblemLog | null>(null)
-  const owner = ref('')
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
+  const { current, state, error, load: read } = projectResource<ProblemLog | null>(null, { needsToken: true })
   const clearing = ref(false)
   const clearError = ref<Error | null>(null)
 
-  const current = computed(() => (owner.value === session.appKey ? log.value : null))
   /** Problems counted for the current project, with the records naming no known project (0 until known). */
   const total = computed(() => (current.value?.total ?? 0) + (current.value?.unknownProjects?.records ?? 0))
 
-  async function load(): Promise<void> {
-    const auth = session.projectAuth
-    // the token arrives with the project list after a reload: asking before it would be a 401
-    if (!auth.appKey || !auth.token) return
-    if (owner.value !== auth.appKey) state.value = 'loading'
-    try {
-      const next = await getProblemLog(auth)
-      if (auth.appKey !== session.appKey) return
-      log.value = next
-      owner.value = auth.appKey
-      state.value = 'ready'
-      error.value = null
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      error.value = err as Error
-      state.value = 'error'
-    }
+  function load(): Promise<void> {
+    return read(getProblemLog)
   }
 
   /** Empties the log; resolves to whether it worked (else `clearError` says why). */

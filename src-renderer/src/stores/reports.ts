@@ -2,7 +2,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { ApiError } from '../api/http'
 import { createReport, deleteReport, getReport, listReports, updateReport, type ReportRecord } from '../api/reports'
-import { decodeState, encodeState, isKind, requestOf, type ChartState } from '../views/Charts/model/chartState'
+import { decodeState, encodeState, isKind, requestOf, type ChartState } from '../models/charts/chartState'
 import { useProjectStore } from './project'
 import { useSessionStore } from './session'
 

@@ -5,9 +5,15 @@ import {
   listMetaUserProperties, listUserProperties, updateEvent, updateEventProperty, updateUserProperty, updateVirtualEvent,
   type MetaEvent, type MetaProperty, type PlanChanges, type PlanEvent, type PlanEventProperty, type PlanUserProperty, type VirtualEventInput,
 } from '../api/schema'
+import { projectResource, type LoadState } from './projectResource'
 import { useSessionStore } from './session'
 
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
+/** What the plan lists: the events, the user properties and the virtual events. */
+interface Plan {
+  events: PlanEvent[]
+  userProperties: PlanUserProperty[]
+  virtualEvents: MetaEvent[]
+}
 
 /** A name or remark as a declaration sends it: absent rather than empty. */
 function text(value: string | null | undefined): string | undefined {
@@ -22,47 +28,37 @@ function text(value: string | null | undefined): string | undefined {
 export const useSchemaStore = defineStore('schema', () => {
   const session = useSessionStore()
 
-  const owner = ref('')
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
-  const events = shallowRef<PlanEvent[]>([])
-  const userProperties = shallowRef<PlanUserProperty[]>([])
-  const virtualEvents = shallowRef<MetaEvent[]>([])
-
   /** The properties of one event at a time (the one being looked at). */
   const propertiesEvent = ref('')
   const eventProperties = shallowRef<PlanEventProperty[]>([])
   const propertiesState = ref<LoadState>('idle')
   const propertiesError = ref<Error | null>(null)
 
+  const plan = projectResource<Plan>(
+    { events: [], userProperties: [], virtualEvents: [] },
+    {
+      onSwitch: () => {
+        propertiesEvent.value = ''
+        eventProperties.value = []
+      },
+    },
+  )
+  const { state, error } = plan
+  const events = computed(() => plan.data.value.events)
+  const userProperties = computed(() => plan.data.value.userProperties)
+  const virtualEvents = computed(() => plan.data.value.virtualEvents)
+
   /** Property lists for filters, by project and event; dropped whenever the plan is reloaded. */
   const metaCache = new Map<string, Promise<MetaProperty[]>>()
 
-  const ready = computed(() => owner.value === session.appKey && state.value === 'ready')
+  const ready = computed(() => plan.owner.value === session.appKey && state.value === 'ready')
 
-  async function load(): Promise<void> {
-    const auth = session.projectAuth
-    if (!auth.appKey) return
-    if (owner.value !== auth.appKey) {
-      state.value = 'loading'
-      propertiesEvent.value = ''
-      eventProperties.value = []
-    }
-    error.value = null
-    metaCache.clear()
-    try {
-      const [e, u, v] = await Promise.all([listEvents(auth), listUserProperties(auth), listMetaEvents(auth, 'virtual')])
-      if (auth.appKey !== session.appKey) return
-      events.value = e
-      userProperties.value = u
-      virtualEvents.value = v
-      owner.value = auth.appKey
-      state.value = 'ready'
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      error.value = err as Error
-      state.value = 'error'
-    }
+  function load(): Promise<void> {
+    return plan.load(async (auth) => {
+      metaCache.clear()
+      const [events, userProperties, virtualEvents] = await Promise.all([listEvents(auth), listUserProperties(auth), listMetaEvents(auth, 'virtual')])
+      return { events, userProperties, virtualEvents }
+    })
   }
 
   async function loadEventProperties(eventId: string): Promise<void> {

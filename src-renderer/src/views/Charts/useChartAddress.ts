@@ -4,7 +4,7 @@ import type { AnalysisKind } from '../../api/analysis'
 import { useChartsStore } from '../../stores/charts'
 import { useReportStore, type SavedReport } from '../../stores/reports'
 import { useSessionStore } from '../../stores/session'
-import { decodeState, encodeState, isKind, type ChartState } from './model/chartState'
+import { decodeState, encodeState, isKind, type ChartState } from '../../models/charts/chartState'
 
 /** Edits settle a little longer than the query's own wait, so one history entry follows one run. */
 const SETTLE_MS = 400
@@ -51,6 +51,7 @@ export function useChartAddress() {
 
   /** Navigations under way (following the address, or moving it ourselves): the chart is not written into it meanwhile. */
   let following = 0
+  /** The query of the run the current history entry holds ('': none yet). */
   let lastKey = ''
   let timer: ReturnType<typeof setTimeout> | undefined
 
@@ -96,7 +97,11 @@ export function useChartAddress() {
     return router.resolve(target).fullPath === route.fullPath
   }
 
-  /** Writes the chart on screen into the address: a new entry when it asks a new query. */
+  /**
+   * Writes the chart on screen into the address. Leaving the query of the entry's run (for another
+   * query, or for one not complete yet) adds an entry; an entry that holds no run yet is replaced,
+   * so a step added and then picked is one entry, and Back still shows the run before it.
+   */
   function record(): void {
     clearTimeout(timer)
     if (following > 0 || route.name !== 'charts' || (reportId.value && !opened.value && !openError.value)) return
@@ -105,9 +110,9 @@ export function useChartAddress() {
       lastKey = charts.key
       return
     }
-    const ran = charts.key !== '' && charts.key !== lastKey
+    const leaving = lastKey !== '' && charts.key !== lastKey
     lastKey = charts.key
-    void (ran ? router.push(target) : router.replace(target))
+    void (leaving ? router.push(target) : router.replace(target))
   }
 
   watch(() => route.fullPath, () => void follow(), { immediate: true })

@@ -1,6 +1,6 @@
 import type { AnalysisKind, DistributionResponse, FunnelsResponse, RetentionResponse, UserAttributesResponse } from '../../../api/analysis'
 import type { CellCoordinates } from '../../../api/cellUsers'
-import type { ResultLabels } from '../model/resultLabels'
+import type { ResultLabels } from '../../../models/charts/resultLabels'
 import type { CellChoice, CellTarget } from './cellTarget'
 
 /**

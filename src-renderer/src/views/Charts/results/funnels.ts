@@ -1,7 +1,7 @@
 import type { FunnelsResponse } from '../../../api/analysis'
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
-import type { ResultLabels } from '../model/resultLabels'
+import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, categoryAxis, escapeHtml, legend, valueAxis, type Shaped } from './chartBase'
 import { formatDuration, formatNumber, formatRate, rate } from './format'
 import { change, changeText } from './periods'

@@ -1,6 +1,6 @@
 import type { ChartPalette } from '../../../components/charts/palette'
 import type { ChartResult } from '../../../stores/charts'
-import type { ChartStyle, FunnelView, RetentionView } from '../model/definitions'
+import type { ChartStyle, FunnelView, RetentionView } from '../../../models/charts/definitions'
 import type { Shaped } from './chartBase'
 import { shapeDistribution } from './distribution'
 import { shapeEvents } from './events'

@@ -1,7 +1,7 @@
 import type { UserAttributesResponse } from '../../../api/analysis'
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
-import type { ResultLabels } from '../model/resultLabels'
+import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, valueAxis, type Shaped } from './chartBase'
 import { formatNumber } from './format'
 import { cell, type TableModel } from './table'

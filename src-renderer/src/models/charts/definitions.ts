@@ -1,8 +1,8 @@
-import type { AnalysisKind, PeriodUnit } from '../../../api/analysis'
-import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
-import { ANY_EVENT } from '../../../stores/meta'
+import type { AnalysisKind, PeriodUnit } from '../../api/analysis'
+import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
+import { ANY_EVENT } from '../../stores/meta'
 
-export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft, type PropertyScope } from '../../../filters/draft'
+export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft, type PropertyScope } from '../../filters/draft'
 
 /**
  * What the builder edits: one definition per analysis, kept while the user switches between

@@ -1,4 +1,4 @@
-import type { AnalysisKind } from '../../../api/analysis'
+import type { AnalysisKind } from '../../api/analysis'
 import type { BreakdownDraft, Definitions, MeasureDraft } from './definitions'
 import { aggregatorOf, DISTRIBUTION_AGGREGATORS, type AggregatorOption } from './labels'
 

@@ -1,4 +1,4 @@
-import type { AnalysisKind } from '../../../api/analysis'
+import type { AnalysisKind } from '../../api/analysis'
 import type { Definitions } from './definitions'
 import { KIND_LABELS } from './definitions'
 import { labelsFor, type Names } from './resultLabels'

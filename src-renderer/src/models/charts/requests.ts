@@ -1,7 +1,7 @@
-import type { AnalysisKind, AnalysisRequests, ByField, MeasureRequest } from '../../../api/analysis'
-import type { Filter } from '../../../api/schema'
-import { operatorOf, paramsComplete } from '../../../filters/operators'
-import { ANY_EVENT } from '../../../stores/meta'
+import type { AnalysisKind, AnalysisRequests, ByField, MeasureRequest } from '../../api/analysis'
+import type { Filter } from '../../api/schema'
+import { operatorOf, paramsComplete } from '../../filters/operators'
+import { ANY_EVENT } from '../../stores/meta'
 import type { BreakdownDraft, ConditionDraft, Definitions, FilterDraft, MeasureDraft, PropertyRefDraft } from './definitions'
 import { aggregatorOf } from './labels'
 

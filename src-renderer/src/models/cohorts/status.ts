@@ -1,4 +1,4 @@
-import type { Cohort } from '../../../api/cohorts'
+import type { Cohort } from '../../api/cohorts'
 
 /** How a cohort's state and kind are written, the same in the list and on its page. */
 

@@ -1,4 +1,4 @@
-import { OPERATORS } from '../../../filters/operators'
+import { OPERATORS } from '../../filters/operators'
 import type { FilterDraft, PropertyRefDraft } from './definitions'
 
 /**

@@ -1,9 +1,9 @@
-import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../../api/cohorts'
-import type { Filter } from '../../../api/schema'
-import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
-import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../../filters/operators'
+import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../api/cohorts'
+import type { Filter } from '../../api/schema'
+import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
+import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../filters/operators'
 
-export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
+export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
 
 /**
  * The cohort builder's state, and its way to the request body of POST /uba/api/cohort (spec 2.6).

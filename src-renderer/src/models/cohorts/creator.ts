@@ -1,4 +1,4 @@
-import type { Cohort } from '../../../api/cohorts'
+import type { Cohort } from '../../api/cohorts'
 
 /**
  * Who made a cohort, in words. This app has no accounts: it creates cohorts through the API without

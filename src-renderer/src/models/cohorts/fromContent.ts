@@ -1,5 +1,5 @@
-import type { CohortContent, CohortRule, EventRule } from '../../../api/cohorts'
-import type { DataType, Filter } from '../../../api/schema'
+import type { CohortContent, CohortRule, EventRule } from '../../api/cohorts'
+import type { DataType, Filter } from '../../api/schema'
 import { emptyFilter, newKey, type CohortDraft, type FilterDraft, type PropertyRefDraft, type RuleDraft, type WindowDraft } from './draft'
 
 /**

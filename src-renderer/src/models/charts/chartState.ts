@@ -1,4 +1,4 @@
-import type { AnalysisKind } from '../../../api/analysis'
+import type { AnalysisKind } from '../../api/analysis'
 import { resolveRange } from './dates'
 import { defaultDefinitions, KINDS, type Definitions, type RangeDraft, type RangePreset } from './definitions'
 import { buildRequest } from './requests'

@@ -1,6 +1,6 @@
-import type { CohortRule, EventRule, UserRule } from '../../../api/cohorts'
-import type { DataType, Filter } from '../../../api/schema'
-import { operatorOf } from '../../../filters/operators'
+import type { CohortRule, EventRule, UserRule } from '../../api/cohorts'
+import type { DataType, Filter } from '../../api/schema'
+import { operatorOf } from '../../filters/operators'
 import { COUNT_OPERATORS } from './draft'
 
 /** A cohort's rules in words, for its page: "Gender is female", "Pay: count of events ≥ 1, in the last 30 days". */
