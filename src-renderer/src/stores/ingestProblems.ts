@@ -20,8 +20,8 @@ export const useIngestProblemsStore = defineStore('ingestProblems', () => {
   const clearError = ref<Error | null>(null)
 
   const current = computed(() => (owner.value === session.appKey ? log.value : null))
-  /** Problems counted for the current project, with the records naming no known project (0 until known). */
-  const total = computed(() => (current.value?.total ?? 0) + (current.value?.unknownProjects?.records ?? 0))
+  /** Problems counted for the current project, with the records naming no known project and the uploads refused busy (0 until known). */
+  const total = computed(() => (current.value?.total ?? 0) + (current.value?.unknownProjects?.records ?? 0) + (current.value?.busyRefusals?.uploads ?? 0))
 
   async function load(): Promise<void> {
     const auth = session.projectAuth
