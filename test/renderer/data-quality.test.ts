@@ -140,8 +140,9 @@ describe('Import view: data quality', () => {
     await rows.getByText(`2 uploads, ${Buffer.byteLength(refusedBodies[1]) + Buffer.byteLength(refusedBodies[2])} B`).waitFor()
     await rows.getByText(`1 upload, ${Buffer.byteLength(refusedBodies[0])} B`).waitFor()
     expect(await rows.getByText('Decoders busy (too many uploads waiting)').count()).toBe(2)
-    await rows.getByText('Java', { exact: true }).waitFor()
-    await rows.getByText('JS', { exact: true }).waitFor()
+    // the SDK: its $lib, then its version
+    await rows.getByRole('row').filter({ hasText: 'Java' }).getByText('3.6.0', { exact: true }).waitFor()
+    await rows.getByRole('row').filter({ hasText: 'JS' }).getByText('4.1.0', { exact: true }).waitFor()
     await card.scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(RESULTS, 'import-data-quality-busy.png'), fullPage: true })
     await page.screenshot({ path: '/tmp/import-data-quality-busy.png', fullPage: true })
