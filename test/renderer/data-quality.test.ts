@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decodeQueue, holdDecodersForTest, WAITING_FLOOR_BYTES } from '../../src-main/domain/ingest/decodePool'
 import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
 import { rawRequest } from '../helpers/raw'
 import { eventually, type TestServer } from '../helpers/server'
@@ -100,6 +101,56 @@ describe('Import view: data quality', () => {
     await card.getByText('Nothing refused or left out').waitFor()
     await page.waitForFunction(`!document.querySelector('[data-testid="nav-quality-badge"]')`)
     expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.unknownProjects).toBeUndefined()
+    expect(problems).toEqual([])
+  })
+  it('shows uploads refused while the collector was busy, by SDK, with their bytes', async () => {
+    const appKey = server.project.appKey
+    await stream(appKey, true)
+    const rec = (xwho: string, lib = PRESETS) => ({ appid: appKey, xwho, xwhat: 'open', xwhen: 1717200000000, xcontext: lib })
+    const post = (body: string, query = '') => rawRequest(server.app.port, 'POST', `/up${query}`, { host: `127.0.0.1:${server.app.port}`, 'content-type': 'text/plain' }, body)
+    // the decoders held (test seam): two uploads decoding, one waiting fills the bound
+    const release = holdDecodersForTest(WAITING_FLOOR_BYTES)
+    const landing: Promise<{ status: number; body: any }>[] = []
+    const refusedBodies: string[] = []
+    try {
+      landing.push(upload([rec('h1')]), upload([rec('h2')]))
+      await eventually(async () => decodeQueue().decoding === 2)
+      landing.push(upload([rec('h3')]))
+      await eventually(async () => decodeQueue().waiting === 1)
+      // the browser SDK's beacon names the appid in the address; the Java SDK's only in its records
+      refusedBodies.push(JSON.stringify([{ xwho: 'b1', xwhat: 'open', xwhen: 1717200000000, xcontext: { ...PRESETS, $lib: 'JS', $lib_version: '4.1.0' } }]))
+      expect((await post(refusedBodies[0], `?appid=${appKey}`)).status).toBe(503)
+      for (const who of ['j1', 'j2']) {
+        refusedBodies.push(JSON.stringify([rec(who, { ...PRESETS, $lib: 'Java', $lib_version: '3.6.0' })]))
+        expect((await post(refusedBodies[refusedBodies.length - 1])).status).toBe(503)
+      }
+    } finally {
+      release()
+    }
+    expect((await Promise.all(landing)).map((r) => r.body.stored)).toEqual([1, 1, 1])
+
+    const { page, problems } = await openView(browser, server, 'Import')
+    await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
+    const card = page.getByTestId('data-quality')
+    await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
+    const busy = card.getByTestId('data-quality-busy')
+    const total = refusedBodies.reduce((sum, b) => sum + Buffer.byteLength(b), 0)
+    await busy.getByText(`3 uploads (${total} B) were answered 503 "send again"`).waitFor()
+    const rows = busy.getByTestId('data-quality-busy-refusals')
+    await rows.getByText(`2 uploads, ${Buffer.byteLength(refusedBodies[1]) + Buffer.byteLength(refusedBodies[2])} B`).waitFor()
+    await rows.getByText(`1 upload, ${Buffer.byteLength(refusedBodies[0])} B`).waitFor()
+    expect(await rows.getByText('Decoders busy (too many uploads waiting)').count()).toBe(2)
+    // the SDK: its $lib, then its version
+    await rows.getByRole('row').filter({ hasText: 'Java' }).getByText('3.6.0', { exact: true }).waitFor()
+    await rows.getByRole('row').filter({ hasText: 'JS' }).getByText('4.1.0', { exact: true }).waitFor()
+    await card.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(RESULTS, 'import-data-quality-busy.png'), fullPage: true })
+    await page.screenshot({ path: '/tmp/import-data-quality-busy.png', fullPage: true })
+
+    await card.getByTestId('data-quality-clear').click()
+    await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
+    await card.getByText('Nothing refused or left out').waitFor()
+    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.busyRefusals).toBeUndefined()
     expect(problems).toEqual([])
   })
 })

@@ -6,11 +6,13 @@ import { ProjectStatus, StreamState } from '../platform/projects'
 import { recordReported } from '../schema/plan'
 import { normalize } from './importer'
 import { loadNorm, type LoadResult, type Rejection } from './load'
+import { logBusyRefusal } from './busyRefusals'
 import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
 import { stageRecordTexts } from './stage'
 import { logUnknownAppids } from './unknownProjects'
+import { stringField } from './uploadPeek'
 import type { DecodedUpload } from './uploadDecode'
-import { withWriteLock } from '../writeLock'
+import { LockTimeout, withWriteLock } from '../writeLock'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 import { sealedReported, uploadKey } from './jobOutcome'
@@ -47,6 +49,8 @@ const LOCK_WAIT_MS = 5000
 export interface UploadSource {
   /** The browser page's origin; undefined when the request is not a browser's. */
   origin?: string
+  /** The upload's bytes as received, for the busy refusals' log. */
+  bytes?: number
 }
 
 /**
@@ -130,6 +134,11 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
         return { ...done, found }
       }), LOCK_WAIT_MS).catch((err: unknown) => {
       // the warehouse's memory limit (SET memory_limit) is the user's setting: too large for it is the upload's size
+      // the SDK is told to send again, which most do not: the refusal is logged under the project
+      if (err instanceof LockTimeout) {
+        const first = batch[0].text
+        logBusyRefusal(ctx.meta, { appid: appKey, lib: stringField(first, '$lib'), libVersion: stringField(first, '$lib_version'), reason: 'writer', records: batch.length, bytes: source.bytes ?? 0 })
+      }
       if (err instanceof Error && err.message.startsWith('Out of Memory Error')) {
         throw new AppError(413, 413, `project ${appKey} has too little warehouse memory to store this upload at once; send it in smaller batches`, ['body'])
       }

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DomainContext } from '../../domain/context'
 import { AppError } from '../../domain/errors'
 import { collect } from '../../domain/ingest/collector'
-import { decodeOffThread } from '../../domain/ingest/decodePool'
+import { logBusyRefusal } from '../../domain/ingest/busyRefusals'
+import { decodeOffThread, DecodersBusy, uploadBytes } from '../../domain/ingest/decodePool'
+import { peekUploadSender } from '../../domain/ingest/uploadPeek'
 import { collectorOrigins } from '../../domain/platform/collectorOrigins'
 import { collectorSchema } from './collectorSchema'
 
@@ -67,8 +69,13 @@ export default async function collectorRoutes(app: FastifyInstance, ctx: DomainC
 
   const receive = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.method === 'GET' ? null : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-    const upload = await decodeOffThread({ query: queryOf(request.url), body, contentEncoding: header(request.headers['content-encoding']) })
-    const result = await collect(ctx, upload, { origin: browserOrigin(request) })
+    const raw = { query: queryOf(request.url), body, contentEncoding: header(request.headers['content-encoding']) }
+    const upload = await decodeOffThread(raw).catch((err: unknown) => {
+      // refused before decoding: most SDKs drop the batch, so it is logged under whatever project its first kilobytes name
+      if (err instanceof DecodersBusy) logBusyRefusal(ctx.meta, { ...peekUploadSender(raw), reason: 'decoders', records: 0, bytes: uploadBytes(raw) })
+      throw err
+    })
+    const result = await collect(ctx, upload, { origin: browserOrigin(request), bytes: uploadBytes(raw) })
     // an image request wants an image back; a tool that asks for JSON gets the same answer as a POST
     if (request.method === 'GET' && !(request.headers.accept ?? '').includes('application/json')) {
       return reply.type('image/gif').header('Cache-Control', 'no-store').send(PIXEL)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainContext } from '../../domain/context'
+import { BUSY_LIBS_KEPT, busyRefusals, clearBusyRefusals } from '../../domain/ingest/busyRefusals'
 import { clearProblemLog, EXAMPLES_KEPT, EXCERPT_CHARS, problemLog, STREAM_STOPPED } from '../../domain/ingest/problems'
 import { APPID_CHARS, clearUnknownProjects, UNKNOWN_APPIDS_KEPT, unknownProjects } from '../../domain/ingest/unknownProjects'
 import { projectSecurity, responses, successSchema } from '../schemas/common'
@@ -70,6 +71,34 @@ const logSchema = {
         otherRecords: { type: 'integer', description: `Records naming appids beyond the ${UNKNOWN_APPIDS_KEPT} named.` },
       },
     },
+    busyRefusals: {
+      type: 'object',
+      description: `Present when uploads were answered 503 "send again" because the collector was busy (most SDKs drop the batch then): this project's, and the server-wide ones whose project could not be told. One entry per scope, reason and SDK; at most ${BUSY_LIBS_KEPT} SDKs named per project and reason, the others counted with lib null.`,
+      required: ['uploads', 'bytes', 'lastTime', 'refusals'],
+      properties: {
+        uploads: { type: 'integer', description: 'Every upload refused busy (both scopes).' },
+        bytes: { type: 'integer', description: 'Their bytes as received.' },
+        lastTime: { type: 'integer', description: 'Epoch ms.' },
+        refusals: {
+          type: 'array',
+          description: 'The latest first.',
+          items: {
+            type: 'object',
+            properties: {
+              scope: { type: 'string', enum: ['project', 'server'], description: 'project: uploads naming this project; server: uploads naming no project that could be read (or an unknown one), the same in every project\'s log.' },
+              reason: { type: 'string', enum: ['decoders', 'writer'], description: 'decoders: every decode thread was busy and the uploads waiting filled their bytes (refused before decoding: appid and SDK are read from the first kilobytes); writer: the project was busy writing (an import) for longer than an upload waits.' },
+              appid: { type: ['string', 'null'], description: `The latest appid the uploads named (at most ${APPID_CHARS} characters); null when none could be read.` },
+              lib: { type: ['string', 'null'], description: 'The SDK: the first record\'s $lib; null when not said or not readable.' },
+              libVersion: { type: ['string', 'null'] },
+              uploads: { type: 'integer' },
+              records: { type: 'integer', description: 'Records the uploads held: counted for writer only (decoders refuse before decoding: 0).' },
+              bytes: { type: 'integer', description: 'Bytes as received: the body, or the address of an image request.' },
+              lastTime: { type: 'integer', description: 'Epoch ms.' },
+            },
+          },
+        },
+      },
+    },
   },
 } as const
 
@@ -80,7 +109,7 @@ export default async function ingestProblemRoutes(app: FastifyInstance, ctx: Dom
     schema: {
       tags: ['collector'],
       summary: 'What the collector refused or left out (data quality)',
-      description: `The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind \`refused\`), values left out of stored records because they do not fit their property's type (kind \`dropped\`), and uploads refused whole while the project's data stream is stopped (kind \`upload\`, reason "${STREAM_STOPPED}"). Counts per kind, property and reason are never cut; the newest ${EXAMPLES_KEPT} examples are kept, at most 10 per reason from one upload. Records naming no known project have no project to be logged under: they are listed server-wide in \`unknownProjects\`, in every project's log. File imports report their rejected records in their job instead.`,
+      description: `The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind \`refused\`), values left out of stored records because they do not fit their property's type (kind \`dropped\`), and uploads refused whole while the project's data stream is stopped (kind \`upload\`, reason "${STREAM_STOPPED}"). Counts per kind, property and reason are never cut; the newest ${EXAMPLES_KEPT} examples are kept, at most 10 per reason from one upload. Records naming no known project have no project to be logged under: they are listed server-wide in \`unknownProjects\`, in every project's log. Uploads answered 503 because the collector was busy (its decode threads, or the project's writer) are counted in \`busyRefusals\`. File imports report their rejected records in their job instead.`,
       security: projectSecurity,
       querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 0, maximum: EXAMPLES_KEPT, default: 100, description: 'How many examples, newest first.' } } },
       response: responses(logSchema, [400, 401]),
@@ -88,7 +117,8 @@ export default async function ingestProblemRoutes(app: FastifyInstance, ctx: Dom
   }, async (request) => {
     const log = problemLog(ctx.meta, request.project.appKey, request.query.limit)
     const unknown = unknownProjects(ctx.meta)
-    return unknown ? { ...log, unknownProjects: unknown } : log
+    const busy = busyRefusals(ctx.meta, request.project.appKey)
+    return { ...log, ...(unknown ? { unknownProjects: unknown } : {}), ...(busy ? { busyRefusals: busy } : {}) }
   })
 
   app.delete('/uba/api/ingest/problems', {
@@ -96,13 +126,14 @@ export default async function ingestProblemRoutes(app: FastifyInstance, ctx: Dom
     schema: {
       tags: ['collector'],
       summary: 'Clear the data quality log',
-      description: 'Empties the counts and examples of the project\'s ingestion problem log, and the server-wide list of records naming no known project that it shows; stored data is not touched.',
+      description: 'Empties the counts and examples of the project\'s ingestion problem log, the server-wide list of records naming no known project that it shows, and its busy refusals (the project\'s and the server-wide ones); stored data is not touched.',
       security: projectSecurity,
       response: responses(successSchema, [401]),
     },
   }, async (request) => {
     clearProblemLog(ctx.meta, request.project.appKey)
     clearUnknownProjects(ctx.meta)
+    clearBusyRefusals(ctx.meta, request.project.appKey)
     return { success: 0 }
   })
 }

@@ -374,4 +374,26 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'ingest problems: uploads refused with 503 because the collector was busy',
+    sql: `
+      -- per project ('' when the upload named no project that could be read, or an unknown one),
+      -- reason ('decoders': every decode thread busy and the waiting bytes full, before decoding;
+      -- 'writer': the project busy writing longer than the collector waits) and SDK ($lib, '' when
+      -- not said; at most BUSY_LIBS_KEPT named per project and reason, the others add to '')
+      CREATE TABLE ingest_busy_refusals (
+        app_key     TEXT NOT NULL,
+        reason      TEXT NOT NULL CHECK (reason IN ('decoders', 'writer')),
+        lib         TEXT NOT NULL,
+        lib_version TEXT,
+        appid       TEXT,
+        uploads     INTEGER NOT NULL,
+        records     INTEGER NOT NULL,
+        bytes       INTEGER NOT NULL,
+        last_time   INTEGER NOT NULL,
+        PRIMARY KEY (app_key, reason, lib)
+      );
+    `,
+  },
 ]

@@ -47,6 +47,29 @@ export interface UnknownProjects {
   otherRecords: number
 }
 
+/** An upload answered 503 "send again" because the collector was busy (most SDKs drop the batch then). */
+export interface BusyRefusal {
+  /** project: this project's uploads; server: uploads whose project could not be told (in every project's log). */
+  scope: 'project' | 'server'
+  /** decoders: the decode threads and their queue were full (before decoding); writer: the project was busy writing. */
+  reason: 'decoders' | 'writer'
+  appid: string | null
+  lib: string | null
+  libVersion: string | null
+  uploads: number
+  /** Counted for writer only (decoders refuse before decoding). */
+  records: number
+  bytes: number
+  lastTime: number
+}
+
+export interface BusyRefusals {
+  uploads: number
+  bytes: number
+  lastTime: number
+  refusals: BusyRefusal[]
+}
+
 /** The collector's data quality log of a project (GET /uba/api/ingest/problems). */
 export interface ProblemLog {
   total: number
@@ -55,6 +78,8 @@ export interface ProblemLog {
   examples: ProblemExample[]
   /** Present when records named no known project (server-wide, in every project's log). */
   unknownProjects?: UnknownProjects
+  /** Present when uploads were refused because the collector was busy. */
+  busyRefusals?: BusyRefusals
 }
 
 const PROBLEMS = '/uba/api/ingest/problems'

@@ -15,8 +15,8 @@ export const useIngestProblemsStore = defineStore('ingestProblems', () => {
   const clearing = ref(false)
   const clearError = ref<Error | null>(null)
 
-  /** Problems counted for the current project, with the records naming no known project (0 until known). */
-  const total = computed(() => (current.value?.total ?? 0) + (current.value?.unknownProjects?.records ?? 0))
+  /** Problems counted for the current project, with the records naming no known project and the uploads refused busy (0 until known). */
+  const total = computed(() => (current.value?.total ?? 0) + (current.value?.unknownProjects?.records ?? 0) + (current.value?.busyRefusals?.uploads ?? 0))
 
   function load(): Promise<void> {
     return read(getProblemLog)
