@@ -1,5 +1,5 @@
 import { badParam } from '../errors'
-import { addDays, series } from './calendar'
+import { addDays, series } from '../time/calendar'
 import type { Unit } from './request'
 
 /**

@@ -1,7 +1,7 @@
 import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { addDays, calendarSql, dsOf, series } from './calendar'
+import { addDays, calendarSql, dsOf, series } from '../time/calendar'
 import { compareOf, type ComparedRange } from './compare'
 import { counterparts, formulaOf, previousOf, type FormulaSeries, type PreviousSeries, type Series } from './eventsExtras'
 import { formulaText, parseFormula, type Formula } from './formula'

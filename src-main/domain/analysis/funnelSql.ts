@@ -1,6 +1,6 @@
 import type { CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, UNKNOWN, type Breakdown } from './breakdown'
-import { addDays, dsOf } from './calendar'
+import { addDays, dsOf } from '../time/calendar'
 import type { EventRef } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'

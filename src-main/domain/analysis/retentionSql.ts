@@ -1,5 +1,5 @@
 import { breakdownSql, readsProfile } from './breakdown'
-import { addDays, calendarSql, dsOf, periodAfter, series } from './calendar'
+import { addDays, calendarSql, dsOf, periodAfter, series } from '../time/calendar'
 import { eventSql } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { crowdSql, samplingSql } from './request'

@@ -1,4 +1,4 @@
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { localStamp } from '../analysis/runner'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { localStamp } from '../analysis/runner'
 import { SqlParams } from '../analysis/sqlParams'
 import type { DomainContext } from '../context'

@@ -1,4 +1,4 @@
-import { addDays, dsOf } from '../analysis/calendar'
+import { addDays, dsOf } from '../time/calendar'
 import { eventSql } from '../analysis/eventRefs'
 import { conditionSql, filterSql, needsProfile, type Columns } from '../analysis/filterSql'
 import type { SqlParams } from '../analysis/sqlParams'

@@ -1,4 +1,4 @@
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
 import type { Columns } from '../analysis/filterSql'
 import { SqlParams } from '../analysis/sqlParams'

@@ -1,4 +1,4 @@
-import { dsOf } from '../analysis/calendar'
+import { dsOf } from '../time/calendar'
 import { eventSql, resolveEvent, type EventRef } from '../analysis/eventRefs'
 import { needsProfile, type Columns } from '../analysis/filterSql'
 import { dateRange } from '../analysis/request'

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { day } from '../analysis/request'
 import { localStamp } from '../analysis/runner'
 import { cohortByCode, checkOwner, creatorName } from '../cohorts/store'

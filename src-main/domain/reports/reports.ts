@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { localStamp } from '../analysis/runner'
 import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'

@@ -1,4 +1,4 @@
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
 import { localStamp } from '../analysis/runner'
 import { validateContent } from '../cohorts/rules'
