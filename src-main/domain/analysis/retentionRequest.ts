@@ -5,7 +5,8 @@ import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { cohortCheck } from '../cohorts/membership'
-import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
+import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf } from './request'
+import type { Unit } from '../time/calendar'
 import type { ValidateEnv } from './runner'
 
 /**

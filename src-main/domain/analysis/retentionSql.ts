@@ -1,5 +1,6 @@
 import { breakdownSql, readsProfile } from './breakdown'
-import { addDays, calendarSql, dsOf, periodAfter, series } from '../time/calendar'
+import { addDays, dsOf, periodAfter, series } from '../time/calendar'
+import { calendarSql } from './calendarSql'
 import { eventSql } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { crowdSql, samplingSql } from './request'

@@ -6,6 +6,7 @@ import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
 import { currentTime } from '../time/clock'
+import { localStamp } from '../time/stamp'
 import type { Columns } from './filterSql'
 import { booleanOf } from './request'
 import { SqlParams } from './sqlParams'
@@ -55,13 +56,6 @@ interface Cached {
 
 const cache = new Map<string, Cached>()
 const CACHE_LIMIT = 200
-
-/** yyyy-MM-dd HH:mm:ss in the project's time zone. */
-export function localStamp(ms: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(ms))
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00'
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`
-}
 
 function plain(value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value

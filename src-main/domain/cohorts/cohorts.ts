@@ -1,5 +1,5 @@
 import { currentTime } from '../time/clock'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { dataChanged } from '../platform/dataVersion'

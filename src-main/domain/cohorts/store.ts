@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import type { ProjectScope } from '../platform/projects'

@@ -1,7 +1,7 @@
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../time/clock'
 import { day } from '../analysis/request'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { cohortByCode, checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'

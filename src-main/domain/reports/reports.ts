@@ -1,6 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../time/clock'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'

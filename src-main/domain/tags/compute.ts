@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../time/clock'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { SqlParams } from '../analysis/sqlParams'
 import { columnsOf, nowLocalSql } from '../cohorts/compute'
 import { hasUsers, loadValues } from '../cohorts/fileMatch'

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { creatorName, NAME_MAX } from '../cohorts/store'
 import type { Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'

@@ -1,6 +1,6 @@
 import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { validateContent } from '../cohorts/rules'
 import { checkOwner } from '../cohorts/store'
 import { readColumns, type SheetFile } from '../cohorts/sheet'
