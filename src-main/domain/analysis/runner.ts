@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import type { PropertyLookup } from '../expr/filters'
-import { dataVersion } from '../platform/dataVersion'
+import { dataVersion } from '../project/dataVersion'
 import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'

@@ -1,7 +1,7 @@
 import { currentTime } from '../time/clock'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
+import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../platform/projects'
 import { findUserProperty } from '../schema/planRows'
 import { withWriteLock } from '../writeLock'

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import { preparePlan } from '../schema/plan'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
 

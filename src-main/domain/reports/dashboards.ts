@@ -5,7 +5,7 @@ import { localStamp } from '../time/stamp'
 import { cohortByCode, checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
+import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../platform/projects'
 import { checkName, rowById, type ReportKind } from './reports'
 

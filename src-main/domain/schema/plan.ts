@@ -1,6 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext } from '../context'
-import { dataChanged } from '../platform/dataVersion'
+import { dataChanged } from '../project/dataVersion'
 import type { ProjectScope } from '../platform/projects'
 import { dataTypeOf, propertyColumns } from './columns'
 import { PRESET_EVENT_PROPERTIES, PRESET_EVENTS, PRESET_USER_PROPERTIES } from './presets'

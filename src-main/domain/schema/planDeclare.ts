@@ -1,6 +1,6 @@
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
+import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../platform/projects'
 import { checkNewEventId, checkNewPropertyId, foldPropertyId, storedText } from './naming'
 import { findEvent, findEventProperty, findLink, findUserProperty } from './planRows'

@@ -1,7 +1,7 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
+import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../platform/projects'
 import type { WarehouseTable } from './columns'
 import { foldPropertyId, storedText } from './naming'

@@ -1,5 +1,5 @@
 import type { DomainContext } from '../context'
-import { dataChanged } from '../platform/dataVersion'
+import { dataChanged } from '../project/dataVersion'
 import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../platform/projects'
 import type { WarehouseTable } from './columns'
