@@ -1,7 +1,7 @@
 import { badParam } from '../errors'
 import { numeric } from '../lenient'
 import { ignoreUnknown } from '../ignored'
-import type { PropertyLookup } from '../expr/filters'
+import type { PropertyLookup } from '../schema/lookup'
 import type { Columns } from './filterSql'
 import { resolveProperty, type PropertyExpr } from './eventRefs'
 import type { SqlParams } from './sqlParams'

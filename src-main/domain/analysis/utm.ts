@@ -1,7 +1,7 @@
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import { campaignTarget, type CampaignTarget } from '../platform/campaigns'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { column } from '../schema/types'
 import { dsOf } from '../time/calendar'
 import { eventSql, resolveEvent } from './eventRefs'

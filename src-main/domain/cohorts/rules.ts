@@ -5,7 +5,8 @@ import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from 
 import type { Columns } from '../analysis/filterSql'
 import { day, MAX_RANGE_DAYS } from '../analysis/request'
 import { AppError, badParam } from '../errors'
-import { OPERATORS, plainFilter, validateFilter, type CheckedCondition, type CheckedFilter, type PropertyLookup } from '../expr/filters'
+import { OPERATORS, plainFilter, validateFilter, type CheckedCondition, type CheckedFilter } from '../expr/filters'
+import type { PropertyLookup } from '../schema/lookup'
 import { ANY_EVENT } from '../schema/lookup'
 
 /**

@@ -3,7 +3,7 @@ import type { MetaDb } from '../../store/meta'
 import { SqlParams } from '../analysis/sqlParams'
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { withWriteLock } from '../writeLock'
 import { dimensionNameClash } from './membership'
 

@@ -2,7 +2,7 @@ import type { MetaDb } from '../../store/meta'
 import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 
 export { CODE, membersTable } from './membership'
 

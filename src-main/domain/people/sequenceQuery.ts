@@ -4,7 +4,7 @@ import { needsProfile, type Columns } from '../analysis/filterSql'
 import { dateRange } from '../analysis/request'
 import type { SqlParams } from '../analysis/sqlParams'
 import { badParam } from '../errors'
-import type { PropertyLookup } from '../expr/filters'
+import type { PropertyLookup } from '../schema/lookup'
 import type { MetaDb } from '../../store/meta'
 import { shownValue } from './values'
 

@@ -6,7 +6,7 @@ import { cohortByCode, checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { checkName, rowById, type ReportKind } from './reports'
 
 /**

@@ -5,7 +5,7 @@ import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 
 /**
  * Saved reports (a UBA Desk addition; migration 11): a named analysis request of one project, kept

@@ -1,7 +1,7 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { dataTypeOf, propertyColumns } from './columns'
 import { PRESET_EVENT_PROPERTIES, PRESET_EVENTS, PRESET_USER_PROPERTIES } from './presets'
 import type { DataType } from './types'

@@ -1,7 +1,7 @@
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { recordOperation } from '../project/operations'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { checkNewEventId, checkNewPropertyId, foldPropertyId, storedText } from './naming'
 import { findEvent, findEventProperty, findLink, findUserProperty } from './planRows'
 import { applyPlanChange, serialized, type ColumnChange } from './planWrite'

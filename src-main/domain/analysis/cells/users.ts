@@ -6,7 +6,7 @@ import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type 
 import { badParam } from '../../errors'
 import { USERS } from '../../ingest/identity'
 import { numeric } from '../../lenient'
-import type { ProjectScope } from '../../platform/projects'
+import type { ProjectScope } from '../../project/scope'
 import { csvLines, exportFormat } from '../../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../../streaming'
 import { currentTime } from '../../time/clock'
