@@ -8,7 +8,7 @@ import { planLookup } from '../schema/lookup'
 import { currentTime } from './clock'
 import type { Columns } from './filterSql'
 import { booleanOf } from './request'
-import { SqlParams } from './sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a

@@ -1,7 +1,7 @@
 import { currentTime } from '../analysis/clock'
 import { ignoreUnknown } from '../ignored'
 import type { Columns } from '../analysis/filterSql'
-import { SqlParams } from '../analysis/sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
