@@ -4,7 +4,7 @@ import { ignoreUnknown } from '../ignored'
 import type { PropertyLookup } from '../expr/filters'
 import type { Columns } from './filterSql'
 import { resolveProperty, type PropertyExpr } from './eventRefs'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Breakdowns (byField / byFields): a property, its values as labels. Number properties may be cut

@@ -5,7 +5,7 @@ import { ANY_EVENT } from '../schema/lookup'
 import { findEvent } from '../schema/planRows'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'
 import { filterSql, type Columns } from './filterSql'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Event expressions (spec 2.7): `event.<id>` (a tracked event), a virtual event (an OR of member

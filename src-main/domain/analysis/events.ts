@@ -11,7 +11,7 @@ import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './mea
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**

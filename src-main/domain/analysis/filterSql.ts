@@ -1,6 +1,6 @@
 import type { CheckedCondition, CheckedFilter } from '../expr/filters'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Checked filters (expr/filters.ts) to SQL. Event properties are read from the event row `e`,

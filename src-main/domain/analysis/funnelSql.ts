@@ -6,7 +6,7 @@ import { filterSql, needsProfile, type Columns } from './filterSql'
 import { crowdSql, samplingSql } from './request'
 import { HOLD_CONSTANT } from './funnelPaths'
 import { SPAN_AT, STEP_BITS } from './funnelRows'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
 /**

@@ -5,7 +5,7 @@ import { filterSql, needsProfile } from './filterSql'
 import { crowdSql, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only

@@ -9,7 +9,7 @@ import { filterSql, type Columns } from './filterSql'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * User attribute analysis (spec 4.10): the users of profile_vd (one row per user with a profile),

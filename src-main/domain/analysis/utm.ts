@@ -8,7 +8,7 @@ import { eventSql, resolveEvent } from './eventRefs'
 import { filterSql, needsProfile, type Columns } from './filterSql'
 import { dateRange, knownFields, recordOf } from './request'
 import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
-import type { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 import { aggregateSql, checkMeasure, emptyValue, type CheckedMeasure } from './measures'
 
 /**

@@ -1,8 +1,13 @@
-/** Values of one query, bound as $1, $2 ...: nothing from a request is pasted into SQL. */
-export class SqlParams {
-  readonly values: (string | number | boolean | null)[] = []
+import type { BoundValue, SqlParams as Params } from '../dialect'
 
-  add(value: string | number | boolean | null): string {
+/**
+ * DuckDB's bound values: $1, $2 ... in the order they are added. The domain gets one from
+ * `dialect.params()`; folders not yet moved onto the dialect still construct it here.
+ */
+export class SqlParams implements Params {
+  readonly values: BoundValue[] = []
+
+  add(value: BoundValue): string {
     this.values.push(value)
     return `$${this.values.length}`
   }
