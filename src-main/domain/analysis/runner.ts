@@ -6,7 +6,7 @@ import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
 import { currentTime } from './clock'
-import type { Columns } from './filterSql'
+import type { Columns } from '../expr/filterSql'
 import { booleanOf } from './request'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 

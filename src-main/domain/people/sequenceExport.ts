@@ -1,6 +1,6 @@
 import { currentTime } from '../analysis/clock'
 import { ignoreUnknown } from '../ignored'
-import type { Columns } from '../analysis/filterSql'
+import type { Columns } from '../expr/filterSql'
 import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'

@@ -1,6 +1,6 @@
 import { dsOf } from '../analysis/calendar'
-import { eventSql, resolveEvent, type EventRef } from '../analysis/eventRefs'
-import { needsProfile, type Columns } from '../analysis/filterSql'
+import { eventSql, resolveEvent, type EventRef } from '../expr/eventRefs'
+import { needsProfile, type Columns } from '../expr/filterSql'
 import { dateRange } from '../analysis/request'
 import type { SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'

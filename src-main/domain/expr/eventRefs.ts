@@ -1,6 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import { badParam } from '../errors'
-import { parsePropertyExpression, validateFilter, type CheckedFilter, type PropertyLookup } from '../expr/filters'
+import { parsePropertyExpression, validateFilter, type CheckedFilter, type PropertyLookup } from './filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { findEvent } from '../schema/planRows'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'

@@ -1,4 +1,4 @@
-import type { CheckedCondition, CheckedFilter } from '../expr/filters'
+import type { CheckedCondition, CheckedFilter } from './filters'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'
 import type { SqlParams } from '../../warehouse/dialect'
 
