@@ -1,5 +1,5 @@
 import { addDays, periodStart, type Unit } from '../time/calendar'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * A SQL relation `cal(ds, period)` mapping every day of fromDate..toDate to the index of its
