@@ -3,7 +3,7 @@ import type { DomainContext } from '../context'
 import { AppError, badParam, engineUnavailable } from '../errors'
 import { tableRows } from '../schema/dimensionMeta'
 import type { OutColumn } from './render'
-import { inspectTree, unqualify, type SqlScope } from './sandbox'
+import { inspectTree, unqualify, type SqlScope } from '../../warehouse/duckdb/sandbox'
 
 /**
  * From the caller's text to a checked query, in this order, so that nothing is bound (which could

@@ -1,4 +1,4 @@
-import { badParam } from '../errors'
+import { badParam } from '../../domain/errors'
 
 /**
  * The sandbox of custom SQL, over the parse tree DuckDB gives for the text
