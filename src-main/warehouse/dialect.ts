@@ -1,4 +1,5 @@
 import type { ArraysPart } from './parts/arrays'
+import type { CustomSqlPart } from './parts/customSql'
 import type { NamesPart } from './parts/names'
 import type { SamplePart } from './parts/sample'
 import type { TimePart } from './parts/time'
@@ -14,7 +15,7 @@ import type { UsersPart } from './parts/users'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, CustomSqlPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'
