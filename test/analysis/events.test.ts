@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setClock } from '../../src-main/domain/analysis/clock'
+import { setClock } from '../../src-main/domain/time/clock'
 import { BITMAP_BUDGET, useBitmaps } from '../../src-main/domain/analysis/userCounts'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../src-main/domain/errors'
-import { OPERATORS, parsePropertyExpression, plainFilter, validateFilter, type PropertyLookup } from '../../src-main/domain/expr/filters'
+import { OPERATORS, parsePropertyExpression, plainFilter, validateFilter } from '../../src-main/domain/expr/filters'
+import type { PropertyLookup } from '../../src-main/domain/schema/lookup'
 import type { DataType } from '../../src-main/domain/schema/types'
 
 /** A plan with one property of each type on event `buy`, and two user properties. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setClock } from '../../src-main/domain/analysis/clock'
+import { setClock } from '../../src-main/domain/time/clock'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 import { createCohort, eventRule, settled, single, userRule } from './cohorts-helpers'

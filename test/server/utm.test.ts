@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dataVersion } from '../../src-main/domain/platform/dataVersion'
+import { dataVersion } from '../../src-main/domain/project/dataVersion'
 import { newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 

@@ -1,6 +1,6 @@
 import { badParam } from '../errors'
-import { addDays, series } from './calendar'
-import type { Unit } from './request'
+import { addDays, series } from '../time/calendar'
+import type { Unit } from '../time/calendar'
 
 /**
  * `compare` on events and funnels: the same analysis over an earlier range, and which earlier

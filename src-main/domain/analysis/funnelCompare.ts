@@ -1,4 +1,4 @@
-import { series } from './calendar'
+import { series } from '../time/calendar'
 import { counterparts } from './eventsExtras'
 import type { ComparedRange } from './compare'
 import type { FunnelRequest, FunnelResponse, FunnelRow } from './funnels'

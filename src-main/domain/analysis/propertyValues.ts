@@ -1,12 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
-import { needsProfile, type Columns } from './filterSql'
-import { currentTime } from './clock'
-import { eventSql, resolveEvent } from './eventRefs'
-import { SqlParams } from './sqlParams'
-import { parsePropertyExpression, type PropertyRef } from '../expr/filters'
-import type { ProjectScope } from '../platform/projects'
+import { needsProfile, type Columns } from '../expr/filterSql'
+import { currentTime } from '../time/clock'
+import { eventSql, resolveEvent } from '../expr/eventRefs'
+import type { SqlParams } from '../../warehouse/dialect'
+import { parsePropertyExpression } from '../expr/filters'
+import type { PropertyRef } from '../schema/lookup'
+import type { ProjectScope } from '../project/scope'
 import { maskedEventProperties, maskedUserProperties, shownValue } from '../people/values'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
@@ -141,7 +142,7 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
     const size = Number(plain((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]))
     let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
     for (;;) {
-      const p = new SqlParams()
+      const p = ctx.dialect.params()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
       const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p), p)
       const total = rows.find((r) => r.whole)?.total ?? 0

@@ -2,13 +2,12 @@ import { membersTable } from '../cohorts/membership'
 import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'
+import type { Unit } from '../time/calendar'
 
 /**
  * The request fields every analysis shares (spec 2.7, 4.10): dates, unit, crowds, sampling,
  * cache, limit. Each check names the field in its 400.
  */
-
-export type Unit = 'DAY' | 'WEEK' | 'MONTH'
 
 /** A calendar day as yyyy-MM-dd, checked to exist. */
 export function day(value: unknown, field: string): string {

@@ -1,5 +1,5 @@
 import { UNKNOWN } from './breakdown'
-import { dayOfDs, periodAfter } from './calendar'
+import { dayOfDs, periodAfter } from '../time/calendar'
 import { validateRetention, type RetentionRequest } from './retentionRequest'
 import { retentionSql, STATS_SQL, windowOf, type Cell, type RetentionWindow } from './retentionSql'
 import type { AnalysisModule } from './runner'

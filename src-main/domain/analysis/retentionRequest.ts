@@ -3,9 +3,10 @@ import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
-import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import { cohortCheck } from '../cohorts/membership'
-import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
+import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf } from './request'
+import type { Unit } from '../time/calendar'
 import type { ValidateEnv } from './runner'
 
 /**

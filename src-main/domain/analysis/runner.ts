@@ -1,14 +1,15 @@
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
-import type { PropertyLookup } from '../expr/filters'
-import { dataVersion } from '../platform/dataVersion'
-import type { ProjectScope } from '../platform/projects'
+import type { PropertyLookup } from '../schema/lookup'
+import { dataVersion } from '../project/dataVersion'
+import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
-import { currentTime } from './clock'
-import type { Columns } from './filterSql'
+import { currentTime } from '../time/clock'
+import { localStamp } from '../time/stamp'
+import type { Columns } from '../expr/filterSql'
 import { booleanOf } from './request'
-import { SqlParams } from './sqlParams'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
@@ -21,6 +22,8 @@ export interface AnalysisEnv {
   scope: ProjectScope
   lookup: PropertyLookup
   columns: Columns
+  /** The engine's SQL text: queries are built from its pieces. */
+  dialect: Dialect
   /** The current time as a local TIMESTAMP of the project (SQL), for relative-time filters. */
   nowLocal: string
   params: () => SqlParams
@@ -56,13 +59,6 @@ interface Cached {
 const cache = new Map<string, Cached>()
 const CACHE_LIMIT = 200
 
-/** yyyy-MM-dd HH:mm:ss in the project's time zone. */
-export function localStamp(ms: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(ms))
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00'
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`
-}
-
 function plain(value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value
 }
@@ -89,20 +85,21 @@ export async function openAnalysis<Req>(
     scope,
     lookup: planLookup(ctx.meta, scope.appKey),
     columns,
-    nowLocal: `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`,
-    params: () => new SqlParams(),
+    dialect: ctx.dialect,
+    nowLocal: ctx.dialect.localNow(now),
+    params: () => ctx.dialect.params(),
   }
   const request = module.validate(base, body)
   const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
   const env: AnalysisEnv = {
     ...base,
-    scan: async (sql, params = new SqlParams()) => {
+    scan: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
       const prepared = await conn.prepare(sql)
       prepared.bind(params.values as never)
       return { result: prepared.run().finally(() => prepared.destroySync()) }
     },
-    query: async (sql, params = new SqlParams()) => {
+    query: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
       const reader = await conn.runAndReadAll(sql, params.values as never)
       return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))

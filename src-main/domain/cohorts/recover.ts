@@ -1,6 +1,6 @@
 import type { DomainContext } from '../context'
 import { forgetOutcomes, readOutcomes } from '../outcomes'
-import { dataChanged } from '../platform/dataVersion'
+import { dataChanged } from '../project/dataVersion'
 import { recordTagVersion, tagRunKey, type SealedTagRun } from '../tags/compute'
 import { cohortRunKey, type SealedCohortRun } from './compute'
 

@@ -1,11 +1,12 @@
 import type { MetaDb } from '../../store/meta'
 import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
-import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../analysis/eventRefs'
-import type { Columns } from '../analysis/filterSql'
+import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
+import type { Columns } from '../expr/filterSql'
 import { day, MAX_RANGE_DAYS } from '../analysis/request'
 import { AppError, badParam } from '../errors'
-import { OPERATORS, plainFilter, validateFilter, type CheckedCondition, type CheckedFilter, type PropertyLookup } from '../expr/filters'
+import { OPERATORS, plainFilter, validateFilter, type CheckedCondition, type CheckedFilter } from '../expr/filters'
+import type { PropertyLookup } from '../schema/lookup'
 import { ANY_EVENT } from '../schema/lookup'
 
 /**

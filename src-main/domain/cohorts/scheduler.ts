@@ -1,5 +1,5 @@
-import { currentTime } from '../analysis/clock'
-import { localStamp } from '../analysis/runner'
+import { currentTime } from '../time/clock'
+import { localStamp } from '../time/stamp'
 import type { DomainContext } from '../context'
 import { resumeTags } from '../tags/compute'
 import { resumeCohorts, startComputation } from './compute'
@@ -9,7 +9,7 @@ import { resumeCohorts, startComputation } from './compute'
  * morning"): at RECOMPUTE_HOUR o'clock in each project's time zone, every dynamic cohort whose
  * last computation started before that moment is computed again. A check runs at start-up (so a
  * recompute missed while the app was closed happens then) and every minute while it runs. "Now"
- * is the controllable clock of analysis/clock.ts.
+ * is the controllable clock of time/clock.ts.
  */
 
 export const RECOMPUTE_HOUR = 3

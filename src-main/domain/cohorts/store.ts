@@ -1,8 +1,8 @@
 import type { MetaDb } from '../../store/meta'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 
 export { CODE, membersTable } from './membership'
 

@@ -1,6 +1,7 @@
 import { badParam } from '../errors'
 import { numeric, textual, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
+import type { PropertyLookup, PropertyRef } from '../schema/lookup'
 import type { DataType } from '../schema/types'
 
 /**
@@ -86,12 +87,6 @@ export const OPERATORS: Readonly<Record<DataType, readonly OperatorSpec[]>> = {
     notNull,
   ],
 }
-
-/** What a property expression names. */
-export type PropertyRef = { kind: 'event'; eventId: string; propertyId: string } | { kind: 'user'; propertyId: string }
-
-/** The data type of a property in the plan, or undefined when the plan has no such property there. */
-export type PropertyLookup = (ref: PropertyRef) => DataType | undefined
 
 export type FilterRelation = 'AND' | 'OR'
 export type ParamValue = string | number

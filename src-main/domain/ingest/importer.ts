@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { eventPropertyTypes, userPropertyTypes } from '../schema/plan'
 import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'

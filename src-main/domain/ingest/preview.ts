@@ -1,6 +1,6 @@
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { readExcel } from './excel'
 import { normalize, stagedHeader, type ImportSpec } from './importer'
 import { REJECTED_SAMPLE, type Rejection } from './load'

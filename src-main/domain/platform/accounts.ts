@@ -1,6 +1,6 @@
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, existsButDisabled } from '../errors'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
 import { hashPassword } from './secrets'
 
 export interface NewAccount {

@@ -3,7 +3,7 @@ import type { MetaDb } from '../../store/meta'
 import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { checkPageUrl, LINK_PARAMS, longUrl, newShortCode, SHORT_CODE } from './campaignLinks'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
 
 /**
  * Ad-tracking campaigns (spec 2.4, 4.9): a landing page plus utm parameters, given a numeric id

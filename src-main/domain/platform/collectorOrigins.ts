@@ -1,7 +1,7 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
 import { originList, ProjectStatus } from './projects'
 
 /**

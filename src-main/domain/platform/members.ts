@@ -1,6 +1,6 @@
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
 
 export interface Role {
   id: number

@@ -1,5 +1,5 @@
 import type { DomainContext } from '../context'
-import type { ProjectScope } from './projects'
+import type { ProjectScope } from '../project/scope'
 
 export interface ProjectOverview {
   appKey: string

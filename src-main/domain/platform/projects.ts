@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import { preparePlan } from '../schema/plan'
-import { recordOperation } from './operations'
+import { recordOperation } from '../project/operations'
+import type { ProjectScope } from '../project/scope'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
 
@@ -43,12 +44,6 @@ export interface ProjectView {
   /** Web origins allowed to upload to the collector; empty: any (UBA Desk addition). */
   collectorOrigins: string[]
   finish?: boolean
-}
-
-/** What the project-auth hook hands to project-level routes. */
-export interface ProjectScope {
-  appKey: string
-  timeZone: string
 }
 
 export function machineTimeZone(): string {

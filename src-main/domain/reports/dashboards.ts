@@ -1,12 +1,12 @@
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../analysis/clock'
+import { currentTime } from '../time/clock'
 import { day } from '../analysis/request'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { cohortByCode, checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
-import type { ProjectScope } from '../platform/projects'
+import { recordOperation } from '../project/operations'
+import type { ProjectScope } from '../project/scope'
 import { checkName, rowById, type ReportKind } from './reports'
 
 /**

@@ -1,11 +1,11 @@
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../analysis/clock'
-import { localStamp } from '../analysis/runner'
+import { currentTime } from '../time/clock'
+import { localStamp } from '../time/stamp'
 import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
-import { recordOperation } from '../platform/operations'
-import type { ProjectScope } from '../platform/projects'
+import { recordOperation } from '../project/operations'
+import type { ProjectScope } from '../project/scope'
 
 /**
  * Saved reports (a UBA Desk addition; migration 11): a named analysis request of one project, kept

@@ -1,8 +1,13 @@
 import type { MetaDb } from '../../store/meta'
-import type { PropertyLookup, PropertyRef } from '../expr/filters'
 import { allEventProperties, findEvent, membersOf, propertiesOfEvents } from './planRows'
 import { userPropertyTypes } from './plan'
 import type { DataType } from './types'
+
+/** What a property expression names. */
+export type PropertyRef = { kind: 'event'; eventId: string; propertyId: string } | { kind: 'user'; propertyId: string }
+
+/** The data type of a property in the plan, or undefined when the plan has no such property there. */
+export type PropertyLookup = (ref: PropertyRef) => DataType | undefined
 
 /** `event.$Anything` (spec 2.7): any event. */
 export const ANY_EVENT = '$Anything'

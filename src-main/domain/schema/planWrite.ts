@@ -1,7 +1,7 @@
 import type { DomainContext } from '../context'
-import { dataChanged } from '../platform/dataVersion'
+import { dataChanged } from '../project/dataVersion'
 import { withWriteLock } from '../writeLock'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import type { WarehouseTable } from './columns'
 import { column, DUCK_TYPES, type DataType } from './types'
 

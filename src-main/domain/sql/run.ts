@@ -2,7 +2,7 @@ import type { DuckDBResult } from '@duckdb/node-api'
 import type { WarehouseSession } from '../../store/warehouse'
 import type { DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 import { sqlLimits, takeSlot, timeLimitReached, tooLargeToSend, type SqlEndpoint, type SqlLimits } from './limits'
 import { BOM, EOL } from './csv'
 import { csvHeader, renderQuery, type OutColumn, type SqlFormat } from './render'
@@ -105,10 +105,10 @@ async function* run(ctx: DomainContext, scope: ProjectScope, request: SqlRequest
     if (signal.aborted || timedOut) throw engineUnavailable('the query was stopped')
     const conn = session.conn
     const tables = await queryScope(ctx, conn, scope.appKey)
-    const checked = await checkSql(conn, tables, request.sql)
+    const checked = await checkSql(ctx.dialect, conn, tables, request.sql)
     const rendered = renderQuery(checked.sql, checked.columns, request.format ?? 'csv')
     // the text that really runs passes the same checks
-    if ((await checkText(conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
+    if ((await checkText(ctx.dialect, conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
     const result = await onUserSql(() => conn.stream(rendered.sql, rendered.values))
     const pieces = body(capped(linesOf(result, session), limits.rows), checked.columns, request, endpoint)
     if (endpoint === 'query' && limits.rows !== null) {

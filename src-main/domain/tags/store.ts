@@ -1,9 +1,9 @@
 import type { MetaDb } from '../../store/meta'
-import { localStamp } from '../analysis/runner'
+import { localStamp } from '../time/stamp'
 import { creatorName, NAME_MAX } from '../cohorts/store'
 import type { Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 
 /**
  * Tag records in the metadata database (migration 4) and their API shape. A tag is a named

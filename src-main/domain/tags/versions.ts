@@ -2,7 +2,7 @@ import type { MetaDb } from '../../store/meta'
 import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
-import type { ProjectScope } from '../platform/projects'
+import type { ProjectScope } from '../project/scope'
 
 /**
  * Reading tag values (spec 2.9: `tag.<code>` in user details). A tag's versions are snapshots in

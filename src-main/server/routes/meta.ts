@@ -3,7 +3,7 @@ import type { DomainContext } from '../../domain/context'
 import { LIMIT_MAX, propertyValues, SAMPLE_ROWS, type PropertyValuesQuery } from '../../domain/analysis/propertyValues'
 import { VIRTUAL_EVENT_ID_RULE } from '../../domain/schema/naming'
 import { metaEventProperties, metaEvents, metaUserProperties } from '../../domain/schema/planListings'
-import { createVirtualEvent, updateVirtualEvent, type VirtualEventInput } from '../../domain/schema/virtualEvents'
+import { createVirtualEvent, updateVirtualEvent, type VirtualEventInput } from '../../domain/expr/virtualEvents'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
 import { dataTypeSchema, idSchema, nameSchema, remarkSchema, virtualMemberSchema, virtualRuleSchema } from '../schemas/plan'
 

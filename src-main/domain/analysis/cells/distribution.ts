@@ -1,4 +1,4 @@
-import { series } from '../calendar'
+import { series } from '../../time/calendar'
 import { distributionAnalysis, perUserValues, WHOLE_RANGE, type DistributionRequest } from '../distribution'
 import { intervalIndexSql } from '../intervals'
 import type { CellModule } from './cell'

@@ -1,5 +1,5 @@
 import { eventAnalysis, baseSql, type EventRequest } from '../events'
-import { series } from '../calendar'
+import { series } from '../../time/calendar'
 import type { CellModule } from './cell'
 
 /**

@@ -1,4 +1,4 @@
-import { series } from '../calendar'
+import { series } from '../../time/calendar'
 import { followPaths, funnelAnalysis, type FunnelRequest } from '../funnels'
 import type { CellModule } from './cell'
 

@@ -1,4 +1,4 @@
-import { dayOfDs, periodAfter } from '../calendar'
+import { dayOfDs, periodAfter } from '../../time/calendar'
 import { ALL, retentionAnalysis } from '../retention'
 import type { RetentionRequest } from '../retentionRequest'
 import { cellUsersSql, STATS_SQL, windowOf } from '../retentionSql'

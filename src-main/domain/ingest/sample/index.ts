@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext, Operator } from '../../context'
 import { AppError, badParam } from '../../errors'
-import type { ProjectScope } from '../../platform/projects'
+import type { ProjectScope } from '../../project/scope'
 import { tableRow } from '../../schema/dimensionMeta'
 import { createDimensionTable } from '../../schema/dimensions'
 import { eventPropertyTypes, recordReported, userPropertyTypes } from '../../schema/plan'

@@ -1,4 +1,4 @@
-import { badParam } from '../errors'
+import { CustomSqlRefusal, type SqlScope } from '../parts/customSql'
 
 /**
  * The sandbox of custom SQL, over the parse tree DuckDB gives for the text
@@ -9,15 +9,6 @@ import { badParam } from '../errors'
  * (one statement, a SELECT); file and network access are also off for the whole database
  * (see the warehouse), so this list is not the only wall.
  */
-
-/** What a query of a project may name. */
-export interface SqlScope {
-  appKey: string
-  /** The DuckDB catalog name of the project's database file. */
-  database: string
-  /** Queryable tables, lower case. */
-  tables: Set<string>
-}
 
 /** A table reference written with the project's appKey as its database, to be unqualified. */
 export interface AppKeyRef {
@@ -49,7 +40,7 @@ const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null &&
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '')
 
 function refused(message: string): never {
-  throw badParam('sql', message)
+  throw new CustomSqlRefusal(message)
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
-import { plainFilter, validateFilter, type Filter } from '../expr/filters'
-import { recordOperation } from '../platform/operations'
-import { ANY_EVENT, planLookup } from './lookup'
-import { checkVirtualEventId, storedText } from './naming'
-import { findEvent, type EventRow } from './planRows'
-import { serialized } from './planWrite'
+import { plainFilter, validateFilter, type Filter } from './filters'
+import { recordOperation } from '../project/operations'
+import { ANY_EVENT, planLookup } from '../schema/lookup'
+import { checkVirtualEventId, storedText } from '../schema/naming'
+import { findEvent, type EventRow } from '../schema/planRows'
+import { serialized } from '../schema/planWrite'
 
 /**
  * Virtual events (spec 2.8, 4.4): a named OR of real events, each optionally filtered. Stored in

@@ -1,10 +1,10 @@
-import type { Unit } from './request'
-import type { SqlParams } from './sqlParams'
-
 /**
  * Periods in the project's time zone: DAY, WEEK (starting Monday) and MONTH. A period is named by
  * its first day, yyyy-MM-dd. Days of a range are the `ds` values (yyyyMMdd integers) of event_vd.
  */
+
+/** The period of a time series (also an analysis request's `unit`). */
+export type Unit = 'DAY' | 'WEEK' | 'MONTH'
 
 export function dsOf(day: string): number {
   return Number(day.replaceAll('-', ''))
@@ -52,20 +52,4 @@ export function series(fromDate: string, toDate: string, unit: Unit): string[] {
   const out: string[] = []
   for (let p = periodStart(fromDate, unit); p <= toDate; p = periodAfter(p, unit, 1)) out.push(p)
   return out
-}
-
-/**
- * A SQL relation `cal(ds, period)` mapping every day of fromDate..toDate to the index of its
- * period in `series` (0-based): joined on `ds`, it buckets events without formatting a timestamp
- * per row.
- */
-export function calendarSql(fromDate: string, toDate: string, unit: Unit, p: SqlParams): string {
-  const first = periodStart(fromDate, unit)
-  const trunc = unit === 'DAY' ? 'd' : `date_trunc('${unit.toLowerCase()}', d)`
-  const index =
-    unit === 'MONTH'
-      ? `CAST(datediff('month', CAST(${p.add(first)} AS DATE), ${trunc}) AS INTEGER)`
-      : `CAST(datediff('day', CAST(${p.add(first)} AS DATE), ${trunc}) AS INTEGER) // ${unit === 'WEEK' ? 7 : 1}`
-  return `(SELECT CAST(strftime(d, '%Y%m%d') AS INTEGER) AS ds, ${index} AS period
-           FROM (SELECT CAST(range AS DATE) AS d FROM range(CAST(${p.add(fromDate)} AS DATE), CAST(${p.add(addDays(toDate, 1))} AS DATE), INTERVAL 1 DAY)))`
 }
