@@ -7,7 +7,7 @@ import { calendarSql, dsOf, series } from './calendar'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
 import { filterSql, needsProfile } from './filterSql'
 import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql, type Unit } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 

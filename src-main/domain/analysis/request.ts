@@ -1,4 +1,4 @@
-import { membersTable } from '../cohorts/membership'
+import { membersTable } from '../userSets/membership'
 import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'

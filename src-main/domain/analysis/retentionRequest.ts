@@ -4,7 +4,7 @@ import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveBreakdown, type Breakdown } from './breakdown'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf, unitOf, type Unit } from './request'
 import type { ValidateEnv } from './runner'
 

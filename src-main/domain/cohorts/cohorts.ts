@@ -7,8 +7,8 @@ import { recordOperation } from '../platform/operations'
 import type { ProjectScope } from '../platform/projects'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
-import { dropMembers, startComputation } from './compute'
-import { validateContent } from './rules'
+import { dropMembers, startComputation } from '../userSets/cohortCompute'
+import { validateContent } from '../userSets/rules'
 import { checkName, checkOwner, cohortView, existingCohort, insertCohort, type CohortRow, type CohortStatus, type CohortView } from './store'
 
 /**

@@ -4,7 +4,7 @@ import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 
-export { CODE, membersTable } from './membership'
+export { CODE, membersTable } from '../userSets/membership'
 
 /**
  * The cohort records in the metadata database (migration 4) and their API shape (spec 2.6).

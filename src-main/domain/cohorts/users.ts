@@ -9,7 +9,7 @@ import { propertyColumns } from '../schema/columns'
 import { column, type DataType } from '../schema/types'
 import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../streaming'
-import { resolveTags, type TagPick } from '../tags/versions'
+import { resolveTags, type TagPick } from '../userSets/tagVersions'
 import { cohortByCode, membersTable, type CohortRow } from './store'
 
 /**

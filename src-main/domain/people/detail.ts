@@ -3,7 +3,7 @@ import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
-import { resolveTags, tagValuesFor } from '../tags/versions'
+import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
 import { maskedUserProperties, shownValue } from './values'
 

@@ -1,18 +1,18 @@
 import { currentTime } from '../analysis/clock'
 import { ignoreUnknown } from '../ignored'
 import { localStamp } from '../analysis/runner'
-import { validateContent } from '../cohorts/rules'
+import { validateContent } from '../userSets/rules'
 import { checkOwner } from '../cohorts/store'
-import { readColumns, type SheetFile } from '../cohorts/sheet'
+import { readColumns, type SheetFile } from '../userSets/sheet'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
 import type { ProjectScope } from '../platform/projects'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
-import { materialiseTag, newTagRun, startTagComputation, type TagRule } from './compute'
+import { materialiseTag, newTagRun, startTagComputation, type TagRule } from '../userSets/tagCompute'
 import { checkTagName, existingTag, insertTag, tagView, type TagRow, type TagView } from './store'
-import { tagTable } from './versions'
+import { tagTable } from '../userSets/tagVersions'
 
 /** Tags (a UBA Desk definition; see tags/store.ts): create from rules or a file, list, recalculate, delete. */
 

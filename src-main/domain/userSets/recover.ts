@@ -1,8 +1,8 @@
 import type { DomainContext } from '../context'
 import { forgetOutcomes, readOutcomes } from '../outcomes'
 import { dataChanged } from '../platform/dataVersion'
-import { recordTagVersion, tagRunKey, type SealedTagRun } from '../tags/compute'
-import { cohortRunKey, type SealedCohortRun } from './compute'
+import { recordTagVersion, tagRunKey, type SealedTagRun } from './tagCompute'
+import { cohortRunKey, type SealedCohortRun } from './cohortCompute'
 
 /**
  * At start-up, before interrupted computations resume: a cohort or tag run whose members
