@@ -44,7 +44,7 @@ export function unitOf(raw: unknown, field = 'unit', fallback: Unit = 'DAY'): Un
 export type CohortCheck = (code: string) => string | null
 
 /**
- * crowds: required, `$ALL` or codes of cohorts that `cohortCheck` accepts (cohorts/membership.ts).
+ * crowds: required, `$ALL` or codes of cohorts that `cohortCheck` accepts (userSets/membership.ts).
  * The users analysed are the union of the cohorts; `$ALL` anywhere means everyone.
  */
 export function crowdsOf(value: unknown, cohortCheck: CohortCheck = (code) => `no cohort has the code ${code}`): string[] {

@@ -4,12 +4,14 @@ import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { dataChanged } from '../platform/dataVersion'
 import { recordOperation } from '../platform/operations'
+import { checkOwner } from '../platform/owners'
 import type { ProjectScope } from '../platform/projects'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
 import { dropMembers, startComputation } from '../userSets/cohortCompute'
+import type { CohortRow, CohortStatus } from '../userSets/records'
 import { validateContent } from '../userSets/rules'
-import { checkName, checkOwner, cohortView, existingCohort, insertCohort, type CohortRow, type CohortStatus, type CohortView } from './store'
+import { checkName, cohortView, existingCohort, insertCohort, type CohortView } from './store'
 
 /**
  * Rule cohorts (spec 4.5, 3.3): create, read, list, recalculate, delete. Creation answers at once;

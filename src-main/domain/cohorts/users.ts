@@ -9,8 +9,10 @@ import { propertyColumns } from '../schema/columns'
 import { column, type DataType } from '../schema/types'
 import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../streaming'
+import { membersTable } from '../userSets/membership'
+import type { CohortRow } from '../userSets/records'
 import { resolveTags, type TagPick } from '../userSets/tagVersions'
-import { cohortByCode, membersTable, type CohortRow } from './store'
+import { cohortByCode } from './store'
 
 /**
  * The users of a cohort (spec 4.5 cohort/users and its export): in distinct_id order, each a flat

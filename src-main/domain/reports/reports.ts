@@ -1,10 +1,10 @@
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../analysis/clock'
 import { localStamp } from '../analysis/runner'
-import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
+import { checkOwner, creatorName } from '../platform/owners'
 import type { ProjectScope } from '../platform/projects'
 
 /**

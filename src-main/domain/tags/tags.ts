@@ -2,19 +2,20 @@ import { currentTime } from '../analysis/clock'
 import { ignoreUnknown } from '../ignored'
 import { localStamp } from '../analysis/runner'
 import { validateContent } from '../userSets/rules'
-import { checkOwner } from '../cohorts/store'
 import { readColumns, type SheetFile } from '../userSets/sheet'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
+import { checkOwner } from '../platform/owners'
 import type { ProjectScope } from '../platform/projects'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
 import { materialiseTag, newTagRun, startTagComputation, type TagRule } from '../userSets/tagCompute'
-import { checkTagName, existingTag, insertTag, tagView, type TagRow, type TagView } from './store'
+import { checkTagName, existingTag, insertTag, tagView, type TagView } from './store'
+import type { TagRow } from '../userSets/records'
 import { tagTable } from '../userSets/tagVersions'
 
-/** Tags (a UBA Desk definition; see tags/store.ts): create from rules or a file, list, recalculate, delete. */
+/** Tags (a UBA Desk definition; see tags/store.ts and userSets/records.ts): create from rules or a file, list, recalculate, delete. */
 
 export const TAG_LIMITS = { rules: 50, value: 200 } as const
 

@@ -13,7 +13,8 @@ import { fileMembersSql, hasUsers, loadValues, matchedValues, NO_MEMBERS, userPr
 import { membersSql } from './ruleSql'
 import { validateContent } from './rules'
 import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Computation } from './runs'
-import { membersTable, type CohortRow } from '../cohorts/store'
+import { membersTable } from './membership'
+import type { CohortRow } from './records'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 

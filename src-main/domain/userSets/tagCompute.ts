@@ -14,13 +14,13 @@ import { testPause } from '../testPause'
 import type { ProjectScope } from '../platform/projects'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
-import type { TagRow } from '../tags/store'
+import type { TagRow } from './records'
 import { tagTable } from './tagVersions'
 
 /**
  * Computing a tag adds its next version to `tag_<code>` (version INTEGER, distinct_id BIGINT,
  * value VARCHAR), in one transaction inside the project's write lock; earlier versions stay. Runs
- * and failures work as for cohorts (cohorts/runs.ts).
+ * and failures work as for cohorts (runs.ts).
  */
 
 export interface TagRule {

@@ -1,6 +1,7 @@
 import { MAX_BATCH } from '../../domain/cohorts/users'
 import { MAX_FILE_BYTES } from '../../domain/userSets/sheet'
-import { DEFAULT_QUOTA, NAME_MAX, QUOTA_KEY } from '../../domain/cohorts/store'
+import { DEFAULT_QUOTA, QUOTA_KEY } from '../../domain/cohorts/store'
+import { NAME_MAX } from '../../domain/userSets/records'
 import { RULE_LIMITS } from '../../domain/userSets/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
 import { filterRequest } from './analysis/requests'
