@@ -18,6 +18,7 @@ import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { Warehouse } from './store/warehouse'
 import { version } from './version'
+import { duckdbDialect } from './warehouse/duckdb/dialect'
 import { createPrivateFile, privateDir, privateFiles } from './store/private'
 
 export interface Credentials {
@@ -69,7 +70,7 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: DomainContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
+  const ctx: DomainContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
   ensurePlatform(ctx)
   return ctx
 }

@@ -2,9 +2,9 @@ import { badParam } from '../errors'
 import { numeric } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import type { PropertyLookup } from '../expr/filters'
-import type { Columns } from './filterSql'
-import { resolveProperty, type PropertyExpr } from './eventRefs'
-import type { SqlParams } from './sqlParams'
+import type { Columns } from '../expr/filterSql'
+import { resolveProperty, type PropertyExpr } from '../expr/eventRefs'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Breakdowns (byField / byFields): a property, its values as labels. Number properties may be cut

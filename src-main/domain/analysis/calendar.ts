@@ -1,5 +1,5 @@
 import type { Unit } from './request'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Periods in the project's time zone: DAY, WEEK (starting Monday) and MONTH. A period is named by

@@ -1,12 +1,12 @@
 import type { CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, UNKNOWN, type Breakdown } from './breakdown'
 import { addDays, dsOf } from './calendar'
-import type { EventRef } from './eventRefs'
-import { filterSql, needsProfile, type Columns } from './filterSql'
+import type { EventRef } from '../expr/eventRefs'
+import { filterSql, needsProfile, type Columns } from '../expr/filterSql'
 import { crowdSql, samplingSql } from './request'
 import { HOLD_CONSTANT } from './funnelPaths'
 import { SPAN_AT, STEP_BITS } from './funnelRows'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Intervals that read well for a distribution over users: labelled "[a,b)" (lower bound included),

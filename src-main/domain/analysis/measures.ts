@@ -2,7 +2,7 @@ import { badParam } from '../errors'
 import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
-import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from './eventRefs'
+import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import type { AnalysisEnv } from './runner'
 
 /**

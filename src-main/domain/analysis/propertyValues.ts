@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
-import { needsProfile, type Columns } from './filterSql'
+import { needsProfile, type Columns } from '../expr/filterSql'
 import { currentTime } from './clock'
-import { eventSql, resolveEvent } from './eventRefs'
-import { SqlParams } from './sqlParams'
+import { eventSql, resolveEvent } from '../expr/eventRefs'
+import type { SqlParams } from '../../warehouse/dialect'
 import { parsePropertyExpression, type PropertyRef } from '../expr/filters'
 import type { ProjectScope } from '../platform/projects'
 import { maskedEventProperties, maskedUserProperties, shownValue } from '../people/values'
@@ -141,7 +141,7 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
     const size = Number(plain((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]))
     let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
     for (;;) {
-      const p = new SqlParams()
+      const p = ctx.dialect.params()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
       const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p), p)
       const total = rows.find((r) => r.whole)?.total ?? 0

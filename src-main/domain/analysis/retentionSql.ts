@@ -1,11 +1,11 @@
 import { breakdownSql, readsProfile } from './breakdown'
 import { addDays, calendarSql, dsOf, periodAfter, series } from './calendar'
-import { eventSql } from './eventRefs'
-import { filterSql, needsProfile } from './filterSql'
+import { eventSql } from '../expr/eventRefs'
+import { filterSql, needsProfile } from '../expr/filterSql'
 import { crowdSql, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only

@@ -6,9 +6,9 @@ import type { ProjectScope } from '../platform/projects'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
 import { currentTime } from './clock'
-import type { Columns } from './filterSql'
+import type { Columns } from '../expr/filterSql'
 import { booleanOf } from './request'
-import { SqlParams } from './sqlParams'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
@@ -21,6 +21,8 @@ export interface AnalysisEnv {
   scope: ProjectScope
   lookup: PropertyLookup
   columns: Columns
+  /** The engine's SQL text: queries are built from its pieces. */
+  dialect: Dialect
   /** The current time as a local TIMESTAMP of the project (SQL), for relative-time filters. */
   nowLocal: string
   params: () => SqlParams
@@ -89,20 +91,21 @@ export async function openAnalysis<Req>(
     scope,
     lookup: planLookup(ctx.meta, scope.appKey),
     columns,
-    nowLocal: `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`,
-    params: () => new SqlParams(),
+    dialect: ctx.dialect,
+    nowLocal: ctx.dialect.localNow(now),
+    params: () => ctx.dialect.params(),
   }
   const request = module.validate(base, body)
   const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
   const env: AnalysisEnv = {
     ...base,
-    scan: async (sql, params = new SqlParams()) => {
+    scan: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
       const prepared = await conn.prepare(sql)
       prepared.bind(params.values as never)
       return { result: prepared.run().finally(() => prepared.destroySync()) }
     },
-    query: async (sql, params = new SqlParams()) => {
+    query: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
       const reader = await conn.runAndReadAll(sql, params.values as never)
       return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))

@@ -4,12 +4,12 @@ import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { findUserProperty } from '../schema/planRows'
 import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { resolveProperty, type PropertyExpr } from './eventRefs'
-import { filterSql, type Columns } from './filterSql'
+import { resolveProperty, type PropertyExpr } from '../expr/eventRefs'
+import { filterSql, type Columns } from '../expr/filterSql'
 import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * User attribute analysis (spec 4.10): the users of profile_vd (one row per user with a profile),

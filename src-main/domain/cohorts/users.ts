@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
-import { SqlParams } from '../analysis/sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'

@@ -1,4 +1,4 @@
-import { SqlParams } from '../analysis/sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'

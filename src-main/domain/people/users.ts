@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
-import { SqlParams } from '../analysis/sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 import { badParam } from '../errors'
 import { USERS } from '../ingest/identity'
 

@@ -1,5 +1,5 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api'
-import type { Columns } from '../analysis/filterSql'
+import type { Columns } from '../expr/filterSql'
 import { USERS } from '../ingest/identity'
 import { column } from '../schema/types'
 

@@ -1,7 +1,7 @@
 import { addDays, dsOf } from '../analysis/calendar'
-import { eventSql } from '../analysis/eventRefs'
-import { conditionSql, filterSql, needsProfile, type Columns } from '../analysis/filterSql'
-import type { SqlParams } from '../analysis/sqlParams'
+import { eventSql } from '../expr/eventRefs'
+import { conditionSql, filterSql, needsProfile, type Columns } from '../expr/filterSql'
+import type { SqlParams } from '../../warehouse/dialect'
 import { USERS } from '../ingest/identity'
 import type { CheckedContent, EventRule, EventWindow, Rule } from './rules'
 

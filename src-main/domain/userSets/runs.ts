@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
-import { SqlParams } from '../analysis/sqlParams'
+import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
 import type { ProjectScope } from '../platform/projects'

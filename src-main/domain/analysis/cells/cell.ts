@@ -3,7 +3,7 @@ import { ignoreUnknown } from '../../ignored'
 import { numeric, textual, word } from '../../lenient'
 import { day } from '../request'
 import type { AnalysisEnv, AnalysisModule } from '../runner'
-import type { SqlParams } from '../sqlParams'
+import type { SqlParams } from '../../../warehouse/dialect'
 
 /**
  * The users behind one cell of an analysis: each analysis says what a cell's coordinates are

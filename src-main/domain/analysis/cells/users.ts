@@ -11,7 +11,6 @@ import { csvLines, exportFormat } from '../../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../../streaming'
 import { currentTime } from '../clock'
 import { openAnalysis } from '../runner'
-import { SqlParams } from '../sqlParams'
 import { cellOf, type CellModule } from './cell'
 import { distributionCells } from './distribution'
 import { eventCells } from './events'
@@ -112,7 +111,7 @@ export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysi
     const columns = await columnsOf(ctx, scope, conn, body)
     return withCell(ctx, scope, analysis, body, conn, async () => {
       const count = Number((await conn.runAndReadAll('SELECT count(*) FROM cell_ids')).getRows()[0][0])
-      const p = new SqlParams()
+      const p = ctx.dialect.params()
       const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
       const users = rows.map((r) => shape(r, columns))
       return { count, page, pageSize, size: users.length, users }
@@ -134,7 +133,7 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
     session.close()
     throw err
   }
-  const p = new SqlParams()
+  const p = ctx.dialect.params()
   const rows = streamRows(session, selectSql(members, columns, [], p, { limit: null, offset: 0 }), p.values, signal)
   try {
     if (format === 'csv') yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)

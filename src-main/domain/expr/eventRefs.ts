@@ -1,11 +1,11 @@
 import type { MetaDb } from '../../store/meta'
 import { badParam } from '../errors'
-import { parsePropertyExpression, validateFilter, type CheckedFilter, type PropertyLookup } from '../expr/filters'
+import { parsePropertyExpression, validateFilter, type CheckedFilter, type PropertyLookup } from './filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { findEvent } from '../schema/planRows'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'
 import { filterSql, type Columns } from './filterSql'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Event expressions (spec 2.7): `event.<id>` (a tracked event), a virtual event (an OR of member

@@ -1,6 +1,6 @@
-import type { CheckedCondition, CheckedFilter } from '../expr/filters'
+import type { CheckedCondition, CheckedFilter } from './filters'
 import { column, DUCK_TYPES, type DataType } from '../schema/types'
-import type { SqlParams } from './sqlParams'
+import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Checked filters (expr/filters.ts) to SQL. Event properties are read from the event row `e`,

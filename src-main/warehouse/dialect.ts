@@ -1,0 +1,46 @@
+import type { ArraysPart } from './parts/arrays'
+import type { NamesPart } from './parts/names'
+import type { SamplePart } from './parts/sample'
+import type { TimePart } from './parts/time'
+import type { UsersPart } from './parts/users'
+
+/**
+ * The engine seam, SQL side: every piece of engine SQL text the domain needs. The domain builds
+ * queries from these pieces and never writes engine functions itself; it receives the dialect from
+ * its environment (`ctx.dialect`, `env.dialect`), never by importing an engine's code. DuckDB is
+ * the first implementation (duckdb/dialect.ts).
+ *
+ * The dialect is composed of small parts, one interface per file under parts/ with its DuckDB
+ * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
+ * duckdb/dialect.ts.
+ */
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart {}
+
+/** The data types of properties (domain/schema/types.ts DataType: the same names). */
+export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'
+
+/** The types SQL text may name: the property types, and the few that analyses compute with. */
+export type SqlType = ValueType | 'integer' | 'bigint' | 'date' | 'instant'
+
+export type BoundValue = string | number | boolean | null
+
+/** Values of one statement, bound by position: nothing from a request is pasted into SQL. */
+export interface SqlParams {
+  readonly values: BoundValue[]
+  /** Binds a value; returns its placeholder. */
+  add(value: BoundValue): string
+  /** Binds each value; returns their placeholders, comma separated. */
+  list(values: (string | number)[]): string
+}
+
+/**
+ * A column of a row read by a query: `row` is the row's alias (`e` an event row, `u` a profile
+ * row), `column` a checked id (or null: the plan knows the property but no data has made its
+ * column yet, so it reads as NULL of its type), `base` a built-in column (xwho, distinct_id).
+ */
+export interface ColumnRef {
+  row: string
+  column: string | null
+  type: ValueType
+  base?: boolean
+}

@@ -1,0 +1,9 @@
+import type { Dialect } from '../dialect'
+import { arrays } from './parts/arrays'
+import { names } from './parts/names'
+import { sample } from './parts/sample'
+import { time } from './parts/time'
+import { users } from './parts/users'
+
+/** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays }
