@@ -3,6 +3,7 @@ import type { NamesPart } from './parts/names'
 import type { SamplePart } from './parts/sample'
 import type { TimePart } from './parts/time'
 import type { UsersPart } from './parts/users'
+import type { UserSetsPart } from './parts/userSets'
 
 /**
  * The engine seam, SQL side: every piece of engine SQL text the domain needs. The domain builds
@@ -14,7 +15,7 @@ import type { UsersPart } from './parts/users'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, UserSetsPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

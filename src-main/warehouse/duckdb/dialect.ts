@@ -4,6 +4,7 @@ import { names } from './parts/names'
 import { sample } from './parts/sample'
 import { time } from './parts/time'
 import { users } from './parts/users'
+import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...userSets }

@@ -94,7 +94,7 @@ function pageOf(body: Record<string, unknown>): { page: number; pageSize: number
 }
 
 async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, body: Record<string, unknown>): Promise<OutColumn[]> {
-  return outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(conn)), [])
+  return outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), [])
 }
 
 export interface CellUsersPage {
