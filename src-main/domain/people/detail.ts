@@ -4,7 +4,7 @@ import { badParam } from '../errors'
 import type { ProjectScope } from '../platform/projects'
 import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedUserProperties, shownValue } from './values'
+import { maskedUserProperties, shownValue } from '../schema/shownValues'
 
 /**
  * One user's detail (spec 2.9, 4.6): a flat object of user property ids to values (null when

@@ -5,7 +5,7 @@ import type { DomainContext } from '../context'
 import type { ProjectScope } from '../platform/projects'
 import { sequenceFields, sequenceRow, sequenceSql, type SequenceFields } from './sequenceQuery'
 import { findUser, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from './values'
+import { maskedEventProperties } from '../schema/shownValues'
 
 export interface SequenceRow {
   eventId: string

@@ -11,7 +11,7 @@ import { stamp } from '../sql/render'
 import { streamRows } from '../streaming'
 import { sequenceFields, sequenceRow, sequenceSql } from './sequenceQuery'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from './values'
+import { maskedEventProperties } from '../schema/shownValues'
 
 const FIELDS = ['fromDate', 'toDate', 'events', 'useCache', 'format']
 

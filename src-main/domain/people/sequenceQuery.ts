@@ -6,7 +6,7 @@ import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import type { PropertyLookup } from '../expr/filters'
 import type { MetaDb } from '../../store/meta'
-import { shownValue } from './values'
+import { shownValue } from '../schema/shownValues'
 
 /**
  * The behaviour sequence of one user (spec 2.9, 4.6), shared by the sequence and its export:
