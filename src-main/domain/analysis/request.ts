@@ -2,6 +2,7 @@ import { membersTable } from '../userSets/membership'
 import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'
+import { day, MAX_RANGE_DAYS } from '../time/days'
 
 /**
  * The request fields every analysis shares (spec 2.7, 4.10): dates, unit, crowds, sampling,
@@ -9,18 +10,6 @@ import { badParam } from '../errors'
  */
 
 export type Unit = 'DAY' | 'WEEK' | 'MONTH'
-
-/** A calendar day as yyyy-MM-dd, checked to exist. */
-export function day(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw badParam(field, `${field} must be a date yyyy-MM-dd`)
-  const [y, m, d] = value.split('-').map(Number)
-  const date = new Date(Date.UTC(y, m - 1, d))
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) throw badParam(field, `${field}: ${value} is not a real date`)
-  return value
-}
-
-/** The most days one analysis may cover: about ten years. */
-export const MAX_RANGE_DAYS = 3700
 
 /** fromDate and toDate, inclusive calendar days in the project's time zone. */
 export function dateRange(body: Record<string, unknown>): { fromDate: string; toDate: string } {

@@ -1,6 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../analysis/clock'
-import { day } from '../analysis/request'
+import { day } from '../time/days'
 import { localStamp } from '../analysis/runner'
 import { cohortByCode } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
