@@ -52,7 +52,7 @@ const sequenceModule: AnalysisModule<SequenceRequest, { rows: SequenceRow[] }> =
     const user = await findUser((sql, p) => env.query(sql, p), req.user)
     const p = env.params()
     const time = (xwhen: string) => `strftime(${xwhen}, '%Y/%m/%d %H:%M:%S')`
-    const rows = await env.query(sequenceSql(user.distinctId, req, env.columns, p, env.nowLocal, time, req.limit), p)
+    const rows = await env.query(sequenceSql(user.distinctId, req, env, p, time, req.limit), p)
     return {
       rows: rows.map((r) => {
         const row = sequenceRow(r, req.masked)

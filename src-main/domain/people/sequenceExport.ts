@@ -53,7 +53,7 @@ export async function* exportSequence(
     }
     const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
     properties = [...columns.event]
-    sql = sequenceSql(found.distinctId, fields, columns, p, nowLocal, format === 'csv' ? stamp : (xwhen) => `epoch_ms(${xwhen})`)
+    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? stamp : (xwhen) => `epoch_ms(${xwhen})`)
   } catch (err) {
     session.close()
     throw err

@@ -1,6 +1,6 @@
 import { dsOf } from '../analysis/calendar'
 import { eventSql, resolveEvent, type EventRef } from '../expr/eventRefs'
-import { needsProfile, type Columns } from '../expr/filterSql'
+import { needsProfile, type ExprScope } from '../expr/filterSql'
 import { dateRange } from '../analysis/request'
 import type { SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
@@ -53,14 +53,13 @@ export function sequenceFields(body: Record<string, unknown>, meta: MetaDb, appK
 export function sequenceSql(
   distinctId: number,
   fields: SequenceFields,
-  columns: Columns,
+  scope: ExprScope,
   p: SqlParams,
-  nowLocal: string,
   time: (xwhen: string) => string,
   limit?: number,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
-  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, columns, p, nowLocal)).join(' OR ')})` : 'true'
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
   return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", e.* EXCLUDE (distinct_id, xwho, xwhat, xwhen, ds)
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
