@@ -208,7 +208,7 @@ export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: st
   const last = (first: number) => Math.min(hi, first + width - 1)
   const scan = (first: number) => {
     const p = env.params()
-    return env.scan(funnelScanSql(req, env.columns, p, env.nowLocal, { lo: first, hi: last(first) }), p)
+    return env.scan(funnelScanSql(req, env, p, { lo: first, hi: last(first) }), p)
   }
   // DuckDB reads the next part while this one's paths are followed
   let reading = await scan(lo)

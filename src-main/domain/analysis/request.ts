@@ -3,6 +3,7 @@ import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'
 import { day, MAX_RANGE_DAYS } from '../time/days'
+import type { Dialect } from '../../warehouse/dialect'
 
 /**
  * The request fields every analysis shares (spec 2.7, 4.10): dates, unit, crowds, sampling,
@@ -90,10 +91,7 @@ export function recordOf(value: unknown, field: string): Record<string, unknown>
   return value as Record<string, unknown>
 }
 
-/**
- * Users sampled by a stable hash of their id, so a sample is the same users every time:
- * `hash(distinct_id) % 10000 < factor * 10000`.
- */
-export function samplingSql(factor: number, distinctId = 'e.distinct_id'): string {
-  return factor >= 1 ? 'true' : `(hash(${distinctId}) % 10000) < ${Math.round(factor * 10000)}`
+/** Users sampled by a stable hash of their id (dialect.userSample), so a sample is the same users every time. */
+export function samplingSql(factor: number, d: Dialect, distinctId = 'e.distinct_id'): string {
+  return d.userSample(factor, distinctId)
 }

@@ -52,7 +52,7 @@ export async function* exportSequence(
     }
     const nowLocal = ctx.dialect.localNow(currentTime())
     properties = [...columns.event]
-    sql = sequenceSql(ctx.dialect, found.distinctId, fields, columns, p, nowLocal, format === 'csv' ? stamp : (xwhen) => ctx.dialect.epochMillis(xwhen))
+    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? stamp : (xwhen) => ctx.dialect.epochMillis(xwhen))
   } catch (err) {
     session.close()
     throw err

@@ -1,8 +1,8 @@
 import { dsOf } from '../analysis/calendar'
 import { eventSql, resolveEvent, type EventRef } from '../expr/eventRefs'
-import { needsProfile, type Columns } from '../expr/filterSql'
+import { needsProfile, type ExprScope } from '../expr/filterSql'
 import { dateRange } from '../analysis/request'
-import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import type { SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import type { PropertyLookup } from '../expr/filters'
 import type { MetaDb } from '../../store/meta'
@@ -51,23 +51,21 @@ export function sequenceFields(body: Record<string, unknown>, meta: MetaDb, appK
  * the same on every call.
  */
 export function sequenceSql(
-  dialect: Dialect,
   distinctId: number,
   fields: SequenceFields,
-  columns: Columns,
+  scope: ExprScope,
   p: SqlParams,
-  nowLocal: string,
   time: (xwhen: string) => string,
   limit?: number,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
-  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, columns, p, nowLocal)).join(' OR ')})` : 'true'
-  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${dialect.columnsExcept('e', ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds'])}
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
+  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds'])}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
       AND e.ds BETWEEN ${p.add(dsOf(fields.fromDate))} AND ${p.add(dsOf(fields.toDate))}
       AND ${match}
-    ORDER BY e.xwhen DESC, e.xwhat, ${dialect.storedOrder('e')} DESC
+    ORDER BY e.xwhen DESC, e.xwhat, ${scope.dialect.storedOrder('e')} DESC
     ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`
 }
 

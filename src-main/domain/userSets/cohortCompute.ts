@@ -49,7 +49,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: Cohor
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const content = validateContent(JSON.parse(row.content ?? 'null'), 'content', env)
   if (!(await hasUsers(conn, ctx.dialect))) return noMembers(ctx.dialect)
-  return membersSql(content, { columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
+  return membersSql(content, { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
 }
 
 /** The members select of a file cohort, after loading its values; also counts the matched values. */

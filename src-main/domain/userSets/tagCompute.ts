@@ -47,7 +47,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
   const rules = JSON.parse(row.rules ?? '[]') as TagRule[]
   const checked = rules.map((r, i) => validateContent(r.content, `rules[${i}].content`, env))
   if (!(await hasUsers(conn, ctx.dialect))) return noValues(ctx.dialect)
-  const sqlEnv = { columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
+  const sqlEnv = { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
   const parts = checked.map((c, i) => contentSql(c, `t${i}`, sqlEnv, p))
   const ctes = parts.flatMap((part) => part.ctes)
   const cases = parts.map((part, i) => `WHEN ${part.condition} THEN ${p.add(rules[i].value)}`).join(' ')

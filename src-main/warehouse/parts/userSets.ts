@@ -22,8 +22,6 @@ export interface UserSetsPart {
   formatSlashed(local: string): string
   /** Milliseconds since the epoch of an instant, as a number. */
   epochMillis(instant: string): string
-  /** Every column of row `row` except the columns `except` (in a SELECT list). */
-  columnsExcept(row: string, except: string[]): string
   /** The order in which the rows of a table were stored (a later row sorts after). */
   storedOrder(row: string): string
 }

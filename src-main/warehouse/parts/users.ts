@@ -11,6 +11,8 @@ export interface UsersPart {
   bitmapIn(id: string, max: string): string
   /** The number of set bits of a bitmap (its users). */
   bitmapCount(bitmap: string): string
+  /** The users in both bitmaps. */
+  bitmapAnd(a: string, b: string): string
   /** The union of bitmaps of a group (an aggregate). */
   bitmapUnion(bitmap: string): string
   /** The number of distinct users of rows where `where` holds, by bitmap (0 when none). */

@@ -15,6 +15,5 @@ export const userSets: UserSetsPart = {
   inIds: (id, ids, p) => `${id} IN (SELECT unnest(${p.add(`[${ids.join(',')}]`)}::BIGINT[]))`,
   formatSlashed: (local) => `strftime(${local}, '%Y/%m/%d %H:%M:%S')`,
   epochMillis: (instant) => `epoch_ms(${instant})`,
-  columnsExcept: (row, except) => `${row}.* EXCLUDE (${except.join(', ')})`,
   storedOrder: (row) => `${row}.rowid`,
 }
