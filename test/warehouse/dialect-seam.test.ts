@@ -66,7 +66,7 @@ describe('the Dialect seam: analyses print their SQL through whichever dialect t
 
   it('reads a property the plan knows but no data has filled as NULL of its type, in the dialect\'s words', () => {
     const missing = resolveProperty('event.view.later', 'x', () => 'number', columns)
-    expect(missing.column).toEqual({ row: 'e', column: null, type: 'number' })
+    expect(missing.column).toEqual({ table: 'event_vd', row: 'e', column: null, type: 'number' })
     expect(d.columnOf(missing.column)).toBe("CAST(NULL, 'Nullable(Float64)')")
     const who = resolveProperty('user.xwho', 'x', () => 'string', columns)
     expect(d.columnOf(who.column)).toBe('e.xwho')
