@@ -38,11 +38,13 @@ export interface SqlParams {
 }
 
 /**
- * A column of a row read by a query: `row` is the row's alias (`e` an event row, `u` a profile
- * row), `column` a checked id (or null: the plan knows the property but no data has made its
- * column yet, so it reads as NULL of its type), `base` a built-in column (xwho, distinct_id).
+ * A column read by a query: of `table` (event_vd or profile_vd), read through the row alias `row`
+ * (usually `e` for events, `u` for profiles); `column` a checked id (or null: the plan knows the
+ * property but no data has made its column yet, so it reads as NULL of its type); `base` a
+ * built-in column (xwho, distinct_id).
  */
 export interface ColumnRef {
+  table: 'event_vd' | 'profile_vd'
   row: string
   column: string | null
   type: ValueType

@@ -53,5 +53,5 @@ export function breakdownSql(b: Breakdown, d: Dialect, p: SqlParams): string {
 
 /** Whether any breakdown reads a user property (the query then joins profile_vd as `u`). */
 export function readsProfile(breakdowns: Breakdown[]): boolean {
-  return breakdowns.some((b) => b.property.kind === 'user' && b.property.column.row === 'u' && b.property.column.column !== null)
+  return breakdowns.some((b) => b.property.column.table === 'profile_vd' && b.property.column.column !== null)
 }

@@ -61,7 +61,7 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
   if (ref.kind === 'user') {
     // profile_vd is read as `e` here
     const base = ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id'
-    const value = ctx.dialect.columnOf({ row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
+    const value = ctx.dialect.columnOf({ table: 'profile_vd', row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
     return { table: 'profile_vd', value, where: 'true', join: '' }
   }
   const lookup = planLookup(ctx.meta, scope.appKey)

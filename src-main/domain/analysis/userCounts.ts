@@ -32,7 +32,7 @@ export interface UserCountFacts {
 function statsSource(b: Breakdown, d: Dialect): string | null {
   const column = b.property.column
   if (b.buckets || b.property.dataType === 'boolean' || column.column === null || b.property.dataType === 'array<string>') return null
-  return d.columnStats(d.columnOf(column), column.row === 'u' ? 'profile_vd u' : 'event_vd e')
+  return d.columnStats(d.columnOf(column), `${column.table} ${column.row}`)
 }
 
 /** One small statement, answered from table statistics: the id range, the threads and each breakdown's statistics. */

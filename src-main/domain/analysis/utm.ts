@@ -72,7 +72,7 @@ function measuresOf(env: Env, body: Record<string, unknown>): ConvertMeasure[] {
 
 /** A string event property as SQL over `e`; NULL while no data has created its column. */
 function eventText(columns: Columns, id: string, d: Dialect): string {
-  return d.columnOf({ row: 'e', column: columns.event.has(id) ? id : null, type: 'string' })
+  return d.columnOf({ table: 'event_vd', row: 'e', column: columns.event.has(id) ? id : null, type: 'string' })
 }
 
 /** The condition that makes an event an arrival with the campaign (see the module comment). */

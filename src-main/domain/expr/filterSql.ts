@@ -27,9 +27,9 @@ function onEventRow(ref: CheckedCondition['ref']): boolean {
 
 /** The column a property reference reads: the one rule from a property to its place in the warehouse. */
 export function propertyColumn(ref: CheckedCondition['ref'], type: DataType, columns: Columns): ColumnRef {
-  if (ref.kind === 'event') return { row: 'e', column: columns.event.has(ref.propertyId) ? ref.propertyId : null, type }
-  if (onEventRow(ref)) return { row: 'e', column: ref.propertyId, type, base: true }
-  return { row: 'u', column: columns.user.has(ref.propertyId) ? ref.propertyId : null, type }
+  if (ref.kind === 'event') return { table: 'event_vd', row: 'e', column: columns.event.has(ref.propertyId) ? ref.propertyId : null, type }
+  if (onEventRow(ref)) return { table: 'event_vd', row: 'e', column: ref.propertyId, type, base: true }
+  return { table: 'profile_vd', row: 'u', column: columns.user.has(ref.propertyId) ? ref.propertyId : null, type }
 }
 
 /** Whether a filter reads user properties (the query then joins profile_vd as `u`). */
