@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { duckdbDialect as d } from '../../src-main/warehouse/duckdb/dialect'
 import { noMembers, userPropertySql } from '../../src-main/domain/userSets/fileMatch'
+import { sequenceSql } from '../../src-main/domain/people/sequenceQuery'
+import { printingDialect } from '../warehouse/printingDialect'
 
 // The userSets part of the dialect prints what cohorts, tags and people wrote themselves before
 // the seam: the same SQL text, now written once, in the warehouse layer.
@@ -47,5 +49,19 @@ describe('user-set SQL of the domain, printed by the dialect', () => {
     expect(userPropertySql(d, 'plan', columns)).toEqual({ sql: 'u."plan"', profile: true })
     expect(userPropertySql(d, 'xwho', columns)).toEqual({ sql: 'e.xwho', profile: false })
     expect(userPropertySql(d, 'city', columns)).toBeNull()
+  })
+})
+
+describe('user-set SQL of the domain through another dialect', () => {
+  it('writes every engine piece of a behaviour sequence through the dialect it is given', () => {
+    const p = printingDialect.params()
+    const scope = { dialect: printingDialect, columns: { event: new Set<string>(), user: new Set<string>() }, nowLocal: 'now()' }
+    const fields = { fromDate: '2024-01-01', toDate: '2024-01-02', events: null }
+    const sql = sequenceSql(7, fields, scope, p, (xwhen) => printingDialect.formatSlashed(xwhen), 100).replace(/\s+/g, ' ')
+    expect(sql).toContain("formatDateTime(e.xwhen, '%Y/%m/%d %T') AS \"#time\", e.* EXCEPT (distinct_id, xwho, xwhat, xwhen, ds)")
+    expect(sql).toContain('ORDER BY e.xwhen DESC, e.xwhat, e._part_offset DESC LIMIT {p4:Dynamic}')
+    expect(p.values).toEqual([7, 20240101, 20240102, 100])
+    expect(sql).not.toMatch(/strftime|EXCLUDE|rowid|\$[0-9]/)
+    expect(noMembers(printingDialect)).toBe("SELECT CAST(NULL, 'Int64') AS distinct_id, CAST(NULL, 'String') AS xwho WHERE false")
   })
 })
