@@ -65,8 +65,3 @@ export function useBitmaps(facts: UserCountFacts, periods: number): boolean {
   const bytes = groups * facts.threads * Math.ceil((facts.hi - facts.lo + 1) / 8)
   return bytes <= BITMAP_BUDGET
 }
-
-/** The number of distinct users among the rows where `condition` holds, by bitmap (0 when none, as count(DISTINCT)). */
-export function bitmapUsersSql(condition: string, d: Dialect): string {
-  return d.bitmapUsers('distinct_id', condition)
-}
