@@ -1,9 +1,13 @@
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
 import type { NamesPart } from './parts/names'
+import type { NumbersPart } from './parts/numbers'
+import type { QueryPart } from './parts/query'
 import type { SamplePart } from './parts/sample'
+import type { TextPart } from './parts/text'
 import type { TimePart } from './parts/time'
 import type { UsersPart } from './parts/users'
+import type { UserSetsPart } from './parts/userSets'
 
 /**
  * The engine seam, SQL side: every piece of engine SQL text the domain needs. The domain builds
@@ -15,7 +19,7 @@ import type { UsersPart } from './parts/users'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, CustomSqlPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'
@@ -35,11 +39,13 @@ export interface SqlParams {
 }
 
 /**
- * A column of a row read by a query: `row` is the row's alias (`e` an event row, `u` a profile
- * row), `column` a checked id (or null: the plan knows the property but no data has made its
- * column yet, so it reads as NULL of its type), `base` a built-in column (xwho, distinct_id).
+ * A column read by a query: of `table` (event_vd or profile_vd), read through the row alias `row`
+ * (usually `e` for events, `u` for profiles); `column` a checked id (or null: the plan knows the
+ * property but no data has made its column yet, so it reads as NULL of its type); `base` a
+ * built-in column (xwho, distinct_id).
  */
 export interface ColumnRef {
+  table: 'event_vd' | 'profile_vd'
   row: string
   column: string | null
   type: ValueType

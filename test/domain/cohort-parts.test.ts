@@ -1,9 +1,9 @@
 import * as XLSX from 'xlsx'
 import { describe, expect, it } from 'vitest'
 import { crowdSql, crowdsOf } from '../../src-main/domain/analysis/request'
-import { windowDays } from '../../src-main/domain/cohorts/ruleSql'
+import { windowDays } from '../../src-main/domain/userSets/ruleSql'
 import { lastDueTime, zonedTime } from '../../src-main/domain/cohorts/scheduler'
-import { MAX_FILE_BYTES, readColumns } from '../../src-main/domain/cohorts/sheet'
+import { MAX_FILE_BYTES, readColumns } from '../../src-main/domain/userSets/sheet'
 import { AppError } from '../../src-main/domain/errors'
 
 describe('event rule windows', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MASKED_VALUE } from '../../src-main/domain/people/values'
+import { MASKED_VALUE } from '../../src-main/domain/schema/shownValues'
 import { warehouseRows } from '../helpers/ingest'
 import type { TestServer } from '../helpers/server'
 import { loadPeople, setMasking } from './people-fixture'

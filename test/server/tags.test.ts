@@ -1,6 +1,6 @@
 import * as XLSX from 'xlsx'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tagValuesFor } from '../../src-main/domain/tags/versions'
+import { tagValuesFor } from '../../src-main/domain/userSets/tagVersions'
 import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
 import { eventually, startTestServer, type TestServer } from '../helpers/server'
 import { createCohort, eventRule, form, postForm, single, userRule } from './cohorts-helpers'

@@ -4,7 +4,7 @@ import { ignoreUnknown } from '../ignored'
 import type { PropertyLookup } from '../schema/lookup'
 import type { Columns } from '../expr/filterSql'
 import { resolveProperty, type PropertyExpr } from '../expr/eventRefs'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * Breakdowns (byField / byFields): a property, its values as labels. Number properties may be cut
@@ -37,8 +37,8 @@ function label(n: number): string {
 }
 
 /** The SQL label of a row's breakdown value (VARCHAR; arrays are unnested by the caller). */
-export function breakdownSql(b: Breakdown, p: SqlParams): string {
-  const v = b.property.sql
+export function breakdownSql(b: Breakdown, d: Dialect, p: SqlParams): string {
+  const v = d.columnOf(b.property.column)
   if (b.buckets) {
     const edges = b.buckets
     const arms = [`WHEN ${v} < ${p.add(edges[0])} THEN ${p.add(`-∞~${label(edges[0])}`)}`]
@@ -46,20 +46,12 @@ export function breakdownSql(b: Breakdown, p: SqlParams): string {
     arms.push(`WHEN ${v} >= ${p.add(edges[edges.length - 1])} THEN ${p.add(`${label(edges[edges.length - 1])}~+∞`)}`)
     return `CASE ${arms.join(' ')} ELSE ${p.add(UNKNOWN)} END`
   }
-  switch (b.property.dataType) {
-    case 'array<string>':
-      return `COALESCE(unnest(CASE WHEN len(${v}) > 0 THEN ${v} ELSE [NULL::VARCHAR] END), ${p.add(UNKNOWN)})`
-    case 'datetime':
-      return `COALESCE(strftime(${v}, '%Y-%m-%d %H:%M:%S'), ${p.add(UNKNOWN)})`
-    case 'number':
-      // 5.0 reads as 5
-      return `COALESCE(CASE WHEN ${v} = trunc(${v}) AND abs(${v}) < 1e15 THEN CAST(CAST(${v} AS BIGINT) AS VARCHAR) ELSE CAST(${v} AS VARCHAR) END, ${p.add(UNKNOWN)})`
-    default:
-      return `COALESCE(CAST(${v} AS VARCHAR), ${p.add(UNKNOWN)})`
-  }
+  const type = b.property.dataType
+  if (type === 'array<string>') return `COALESCE(${d.unnest(d.orNullElement(v))}, ${p.add(UNKNOWN)})`
+  return `COALESCE(${d.asText(v, type)}, ${p.add(UNKNOWN)})`
 }
 
 /** Whether any breakdown reads a user property (the query then joins profile_vd as `u`). */
 export function readsProfile(breakdowns: Breakdown[]): boolean {
-  return breakdowns.some((b) => b.property.kind === 'user' && b.property.sql.startsWith('u.'))
+  return breakdowns.some((b) => b.property.column.table === 'profile_vd' && b.property.column.column !== null)
 }

@@ -8,8 +8,9 @@ import { calendarSql } from './calendarSql'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
 import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
+import type { Dialect } from '../../warehouse/dialect'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
 /**
@@ -107,14 +108,14 @@ function distributionUnit(raw: unknown): Unit | null {
 }
 
 /** The measure of one user over their rows (`v` the property value, `ds` the local day). */
-function perUser(m: Measure): string {
+function perUser(m: Measure, d: Dialect): string {
   switch (m.aggregator) {
     case 'TOTAL_COUNT':
       return 'count(*)'
     case 'DISTRIBUTION_TIME':
-      return 'count(DISTINCT ds)'
+      return d.distinctCount('ds')
     case 'REMOVE_DUMPLICATE':
-      return 'count(DISTINCT v)'
+      return d.distinctCount('v')
     case 'AVG':
       return 'round(avg(v), 6)'
     case 'MAX':
@@ -145,30 +146,34 @@ function readsUsers(req: DistributionRequest): boolean {
 export async function perUserValues(env: AnalysisEnv, req: DistributionRequest): Promise<Interval[]> {
   const m = req.measure
   const p = env.params()
-  const rowKey = req.byField ? breakdownSql(req.byField, p) : req.unit ? 'cal.period' : null
-  const hasValue = m.property ? `AND ${m.property.sql} IS NOT NULL` : ''
+  const d = env.dialect
+  const rowKey = req.byField ? breakdownSql(req.byField, d, p) : req.unit ? 'cal.period' : null
+  const value = m.property ? d.columnOf(m.property.column) : null
+  const hasValue = value ? `AND ${value} IS NOT NULL` : ''
   // one value per (row, user): the heavy pass over event_vd happens once, the rest reads this
   await env.query(
-    `CREATE OR REPLACE TEMP TABLE distribution_users AS
-     SELECT ${rowKey ? 'r' : '0 AS r'}, distinct_id, CAST(${perUser(m)} AS DOUBLE) AS v
+    d.tempTableAs(
+      'distribution_users',
+      `SELECT ${rowKey ? 'r' : '0 AS r'}, distinct_id, ${d.cast(perUser(m, d), 'number')} AS v
      FROM (
-       SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${m.property ? `, ${m.property.sql} AS v` : ''}
+       SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${value ? `, ${value} AS v` : ''}
        FROM event_vd e
-       ${req.unit ? `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p)} cal ON cal.ds = e.ds` : ''}
+       ${req.unit ? `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p, d)} cal ON cal.ds = e.ds` : ''}
        ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
-         AND ${samplingSql(req.sampling)}
+         AND ${samplingSql(req.sampling, d)}
          AND ${crowdSql(req.crowds)}
-         AND ${eventSql(m.event, env.columns, p, env.nowLocal)}
-         AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}
-         AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+         AND ${eventSql(m.event, env, p)}
+         AND ${filterSql(m.filter, env, p)}
+         AND ${filterSql(req.filter, env, p)}
          ${hasValue}
      )
      GROUP BY ${rowKey ? 'r, ' : ''}distinct_id`,
+    ),
     p,
   )
   const [summary] = await env.query(
-    `SELECT count(*) AS users, min(v) AS low, max(v) AS high, quantile_disc(v, 0.95) AS top, bool_and(v = trunc(v)) AS whole
+    `SELECT count(*) AS users, min(v) AS low, max(v) AS high, ${d.quantile('v', 0.95)} AS top, ${d.every('v = trunc(v)')} AS whole
      FROM distribution_users`,
   )
   return niceIntervals(statsOf(summary))
@@ -193,7 +198,7 @@ export const distributionAnalysis: AnalysisModule<DistributionRequest, Distribut
     const m = req.measure
     const intervals = await perUserValues(env, req)
     const q = env.params()
-    const counts = intervals.length === 0 ? [] : await env.query(`SELECT r, ${intervalIndexSql('v', intervals, q)} AS i, count(*) AS users FROM distribution_users GROUP BY ALL`, q)
+    const counts = intervals.length === 0 ? [] : await env.query(`SELECT r, ${intervalIndexSql('v', intervals, q)} AS i, count(*) AS users FROM distribution_users ${env.dialect.groupByAll()}`, q)
 
     const rows = new Map<string, DistributionRow>()
     const rowOf = (byValue: string) => {

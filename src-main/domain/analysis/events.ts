@@ -9,11 +9,11 @@ import { formulaText, parseFormula, type Formula } from './formula'
 import { eventSql, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
 import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
-import type { SqlParams } from '../../warehouse/dialect'
-import { bitmapUsersSql, factsSql, readFacts, useBitmaps } from './userCounts'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import { factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**
  * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
@@ -77,12 +77,12 @@ function measureOf(env: Pick<AnalysisEnv, 'ctx' | 'scope' | 'lookup' | 'columns'
 const USER_COUNTING = ['TRIGGER_USER_COUNT', 'AVG_COUNT', 'AVG_PER']
 
 /** measures.ts aggregateSql, with the distinct users counted by bitmaps when they fit. */
-function measureSql(aggregator: string, i: number, bitmaps: boolean): string {
-  if (!bitmaps) return aggregateSql(aggregator, i)
-  if (aggregator === 'TRIGGER_USER_COUNT') return bitmapUsersSql(`m${i}`)
-  if (aggregator === 'AVG_COUNT') return `count(*) FILTER (WHERE m${i}) / nullif(${bitmapUsersSql(`m${i}`)}, 0)`
-  if (aggregator === 'AVG_PER') return `sum(v${i}) FILTER (WHERE m${i}) / nullif(${bitmapUsersSql(`m${i} AND v${i} IS NOT NULL`)}, 0)`
-  return aggregateSql(aggregator, i)
+function measureSql(aggregator: string, i: number, bitmaps: boolean, d: Dialect): string {
+  if (!bitmaps) return aggregateSql(aggregator, i, d)
+  if (aggregator === 'TRIGGER_USER_COUNT') return d.bitmapUsers('distinct_id', `m${i}`)
+  if (aggregator === 'AVG_COUNT') return `count(*) FILTER (WHERE m${i}) / nullif(${d.bitmapUsers('distinct_id', `m${i}`)}, 0)`
+  if (aggregator === 'AVG_PER') return `sum(v${i}) FILTER (WHERE m${i}) / nullif(${d.bitmapUsers('distinct_id', `m${i} AND v${i} IS NOT NULL`)}, 0)`
+  return aggregateSql(aggregator, i, d)
 }
 
 /**
@@ -101,10 +101,10 @@ interface Rollup {
   whole: string
 }
 
-function rollupOf(aggregator: string, i: number, bitmaps: boolean): Rollup | null {
+function rollupOf(aggregator: string, i: number, bitmaps: boolean, d: Dialect): Rollup | null {
   const hit = `FILTER (WHERE m${i})`
-  const users = (condition: string) => `bitstring_agg(distinct_id) FILTER (WHERE ${condition}) AS b${i}`
-  const userCount = { period: `COALESCE(bit_count(b${i}), 0)`, whole: `COALESCE(bit_count(bit_or(b${i})), 0)` }
+  const users = (condition: string) => `${d.bitmapOf('distinct_id', condition)} AS b${i}`
+  const userCount = { period: `COALESCE(${d.bitmapCount(`b${i}`)}, 0)`, whole: `COALESCE(${d.bitmapCount(d.bitmapUnion(`b${i}`))}, 0)` }
   switch (aggregator) {
     case 'TOTAL_COUNT':
       return { parts: [`count(*) ${hit} AS c${i}`], period: `c${i}`, whole: `sum(c${i})` }
@@ -131,10 +131,10 @@ function rollupOf(aggregator: string, i: number, bitmaps: boolean): Rollup | nul
 }
 
 /** The aggregation over `base`: per period and over the whole range (`whole` 1), each measure as a<i>. */
-function aggregationSql(req: EventRequest, dimList: string[], bitmaps: boolean): string {
+function aggregationSql(req: EventRequest, dimList: string[], bitmaps: boolean, d: Dialect): string {
   const matched = `FROM base WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
   const dims = dimList.map((d) => `${d}, `).join('')
-  const rollups = req.measures.map((m, i) => rollupOf(m.aggregator, i, bitmaps))
+  const rollups = req.measures.map((m, i) => rollupOf(m.aggregator, i, bitmaps, d))
   if (rollups.every((r) => r !== null)) {
     const ups = rollups as Rollup[]
     return `, per AS MATERIALIZED (
@@ -145,7 +145,7 @@ function aggregationSql(req: EventRequest, dimList: string[], bitmaps: boolean):
       SELECT ${dims}NULL, 1, ${ups.map((r, i) => `${r.whole} AS a${i}`).join(', ')} FROM per ${dimList.length ? `GROUP BY ${dimList.join(', ')}` : ''}`
   }
   return `
-      SELECT ${dims}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps)} AS a${i}`).join(', ')}
+      SELECT ${dims}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps, d)} AS a${i}`).join(', ')}
       ${matched}
       GROUP BY GROUPING SETS ((${dims}period), (${dimList.join(', ')}))`
 }
@@ -161,25 +161,26 @@ function rounded(value: unknown): number | null {
  * each measure (m<i>), a property measure's value (v<i>) and the breakdown labels (d<i>). The users
  * behind a cell (cells/events.ts) are read from the same rows.
  */
-export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: EventRequest, p: SqlParams): string {
+export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect'>, req: EventRequest, p: SqlParams): string {
+  const d = env.dialect
   const profile =
     needsProfile(req.filter) ||
     req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
     readsProfile(req.byFields)
-  const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
-  const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
-  const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+  const matches = req.measures.map((m, i) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)}) AS m${i}`)
+  const values = req.measures.flatMap((m, i) => (m.property ? [`${d.columnOf(m.property.column)} AS v${i}`] : []))
+  const dims = req.byFields.map((b, i) => `${breakdownSql(b, d, p)} AS d${i}`)
   const cmp = req.compare
   // with compare, each day of either range carries its side (0 the answer's, 1 the compared): a
   // day in both (ranges a week apart overlap) joins twice, once per side
-  let cal = calendarSql(req.fromDate, req.toDate, req.unit, p)
+  let cal = calendarSql(req.fromDate, req.toDate, req.unit, p, d)
   // ranges that meet or overlap are read as one (the calendar join gives each day its sides)
   const meet = cmp !== null && cmp.fromDate <= req.toDate && addDays(cmp.toDate, 1) >= req.fromDate
   const first = meet && cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate
   const last = meet && cmp.toDate > req.toDate ? cmp.toDate : req.toDate
   let days = `e.ds BETWEEN ${p.add(dsOf(first))} AND ${p.add(dsOf(last))}`
   if (cmp) {
-    cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p)})`
+    cal = `(SELECT ds, period, 0 AS side FROM ${cal} UNION ALL SELECT ds, period, 1 FROM ${calendarSql(cmp.fromDate, cmp.toDate, req.unit, p, d)})`
     if (!meet) days = `(${days} OR e.ds BETWEEN ${p.add(dsOf(cmp.fromDate))} AND ${p.add(dsOf(cmp.toDate))})`
   }
   return `
@@ -187,9 +188,9 @@ export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: Eve
         FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
         WHERE ${days}
-          AND ${samplingSql(req.sampling)}
+          AND ${samplingSql(req.sampling, d)}
           AND ${crowdSql(req.crowds)}
-          AND ${filterSql(req.filter, env.columns, p, env.nowLocal)}`
+          AND ${filterSql(req.filter, env, p)}`
 }
 
 export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
@@ -228,8 +229,8 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
-    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields)))[0], req.byFields), groupsPerLabel)
-    const sql = `WITH base AS (${base})${aggregationSql(req, dimList, bitmaps)}`
+    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect), groupsPerLabel)
+    const sql = `WITH base AS (${base})${aggregationSql(req, dimList, bitmaps, env.dialect)}`
     const result = await env.query(sql, p)
 
     const empty = req.measures.map((m) => emptyValue(m.aggregator))

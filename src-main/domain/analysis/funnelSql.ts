@@ -2,15 +2,15 @@ import type { CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, UNKNOWN, type Breakdown } from './breakdown'
 import { addDays, dsOf } from '../time/calendar'
 import type { EventRef } from '../expr/eventRefs'
-import { filterSql, needsProfile, type Columns } from '../expr/filterSql'
+import { filterSql, needsProfile, type ExprScope } from '../expr/filterSql'
 import { crowdSql, samplingSql } from './request'
 import { HOLD_CONSTANT } from './funnelPaths'
 import { SPAN_AT, STEP_BITS } from './funnelRows'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOptions'
 
 /**
- * The funnel's SQL: DuckDB reads the candidate events, the path following runs over them in
+ * The funnel's SQL: the warehouse reads the candidate events, the path following runs over them in
  * funnelPaths.ts. Why the split (measured on the 10M-event bench, bench/analysis.ts): following
  * paths in SQL needs a window sorting every candidate event per user with a lookahead per step, a
  * keyed join per step and a second sort of the paths: 4 s there. Grouping the same rows by a
@@ -57,10 +57,9 @@ export interface FunnelQuery {
 }
 
 /** The label of one event row for an event breakdown; a list for array properties, unnested last. */
-function rowLabel(b: Breakdown, p: SqlParams): string {
-  if (b.property.dataType !== 'array<string>' || b.buckets) return breakdownSql(b, p)
-  const v = b.property.sql
-  return `list_transform(CASE WHEN len(${v}) > 0 THEN ${v} ELSE [NULL::VARCHAR] END, x -> COALESCE(x, ${p.add(UNKNOWN)}))`
+function rowLabel(b: Breakdown, d: Dialect, p: SqlParams): string {
+  if (b.property.dataType !== 'array<string>' || b.buckets) return breakdownSql(b, d, p)
+  return d.map(d.orNullElement(d.columnOf(b.property.column)), (x) => `COALESCE(${x}, ${p.add(UNKNOWN)})`)
 }
 
 /**
@@ -71,32 +70,34 @@ function rowLabel(b: Breakdown, p: SqlParams): string {
  * COALESCE(eventSql(step) AND filterSql(step), false) for each step. `bits` gives each item's
  * value: 2^k for step k; an exclusion's spans above bit 32 (funnelRows.ts), in the same CASE.
  */
-function maskSql(steps: FunnelStep[], bits: number[], columns: Columns, p: SqlParams, nowLocal: string): string {
-  const type = bits.some((b) => b >= 2 ** 31) ? 'BIGINT' : 'INTEGER'
+function maskSql(steps: FunnelStep[], bits: number[], scope: ExprScope, p: SqlParams): string {
+  const d = scope.dialect
+  const type = bits.some((b) => b >= 2 ** 31) ? 'bigint' : 'integer'
   const bit = (condition: string, k: number) => {
     if (condition === 'true') return String(bits[k])
     const shift = Math.log2(bits[k])
-    return Number.isInteger(shift) ? `(COALESCE(${condition}, false)::${type} << ${shift})` : `(COALESCE(${condition}, false)::${type} * ${bits[k]})`
+    const flag = d.cast(`COALESCE(${condition}, false)`, type)
+    return Number.isInteger(shift) ? `(${d.shiftLeft(flag, shift)})` : `(${flag} * ${bits[k]})`
   }
   const both = (a: string, b: string) => (a === 'true' ? b : b === 'true' ? a : `(${a}) AND (${b})`)
   const branches = new Map<string, string[]>()
   const anywhere: string[] = []
   steps.forEach((step, k) => {
-    const own = filterSql(step.filter, columns, p, nowLocal)
+    const own = filterSql(step.filter, scope, p)
     if (step.event.kind === 'any') {
       anywhere.push(bit(own, k))
       return
     }
     // a virtual event's members naming the same event are alternatives
     const members = new Map<string, string[]>()
-    for (const m of step.event.members) members.set(m.eventId, [...(members.get(m.eventId) ?? []), filterSql(m.filter, columns, p, nowLocal)])
+    for (const m of step.event.members) members.set(m.eventId, [...(members.get(m.eventId) ?? []), filterSql(m.filter, scope, p)])
     for (const [eventId, filters] of members) {
       const member = filters.includes('true') ? 'true' : filters.map((f) => `(${f})`).join(' OR ')
       branches.set(eventId, [...(branches.get(eventId) ?? []), bit(both(member, own), k)])
     }
   })
-  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${ors.join(' | ')}`)
-  return [named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere].join(' | ')
+  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${d.bitOr(ors)}`)
+  return d.bitOr([named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere])
 }
 
 /** The distinct_ids of one part of the users: parts bound the memory of the path following. */
@@ -121,32 +122,33 @@ export function labelStep(q: FunnelQuery): number {
   return q.byField && readsProfile([q.byField]) ? 0 : q.byStep
 }
 
-export function funnelScanSql(q: FunnelQuery, columns: Columns, p: SqlParams, nowLocal: string, users: UserRange): string {
+export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, users: UserRange): string {
+  const d = scope.dialect
   const profile = needsProfile(q.filter) || q.steps.some((s) => needsProfile(s.filter)) || (!!q.byField && readsProfile([q.byField]))
   const spans = q.exclusions.length > 0
-  const mask = maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], columns, p, nowLocal)
+  const mask = maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], scope, p)
   const step = q.byField ? labelStep(q) : null
-  const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, p) : `CASE WHEN (${mask}) & ${2 ** step} <> 0 THEN ${rowLabel(q.byField!, p)} END`
+  const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, d, p) : `CASE WHEN ${d.bitAnd(`(${mask})`, 2 ** step)} <> 0 THEN ${rowLabel(q.byField!, d, p)} END`
   const fromDs = dsOf(q.fromDate)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN e.ds - ${p.add(fromDs - 1)} ELSE 0 END`
   const cand = `
-      SELECT (e.distinct_id - ${p.add(users.lo)})::INTEGER AS uid, epoch_us(e.xwhen)::DOUBLE AS t, (${mask})::${spans ? 'BIGINT' : 'INTEGER'} AS m, ${column} AS col
+      SELECT ${d.cast(`(e.distinct_id - ${p.add(users.lo)})`, 'integer')} AS uid, ${d.cast(d.epochMicros('e.xwhen'), 'number')} AS t, ${d.cast(`(${mask})`, spans ? 'bigint' : 'integer')} AS m, ${column} AS col
              ${label ? `, ${label} AS lab` : ''}
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       WHERE e.ds BETWEEN ${p.add(fromDs)} AND ${p.add(readToDs(q))}
         AND e.distinct_id BETWEEN ${p.add(users.lo)} AND ${p.add(users.hi)}
-        AND ${samplingSql(q.sampling)}
+        AND ${samplingSql(q.sampling, d)}
         AND ${crowdSql(q.crowds)}
-        AND ${filterSql(q.filter, columns, p, nowLocal)}`
+        AND ${filterSql(q.filter, scope, p)}`
   // in a strict order every other event comes too (no steps): it interrupts
-  const md = `(c.m + c.col * ${2 ** STEP_BITS})::DOUBLE AS md`
+  const md = `${d.cast(`(c.m + c.col * ${2 ** STEP_BITS})`, 'number')} AS md`
   const keep = q.order === 'STRICT' ? 'true' : 'c.m <> 0'
   if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE ${keep}`
-  const stepped = (m: string) => (spans ? `(${m} & ${2 ** STEP_BITS - 1}) <> 0` : `${m} <> 0`)
+  const stepped = (m: string) => (spans ? `(${d.bitAnd(m, 2 ** STEP_BITS - 1)}) <> 0` : `${m} <> 0`)
   return `
     WITH cand AS (${cand}),
-    labs AS (SELECT lab, (row_number() OVER (ORDER BY lab) - 1)::INTEGER AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND ${stepped('m')}))
+    labs AS (SELECT lab, ${d.cast('(row_number() OVER (ORDER BY lab) - 1)', 'integer')} AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND ${stepped('m')}))
     SELECT c.uid, c.t, ${md}, CASE WHEN ${stepped('c.m')} THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
     UNION ALL
     SELECT -1, 0, 0, li, lab FROM labs`

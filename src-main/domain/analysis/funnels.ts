@@ -11,7 +11,7 @@ import { resolveEvent, type EventRef } from '../expr/eventRefs'
 import { numericSetting } from '../platform/settings'
 import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
 import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
 import { bucketsFor, exclusionsOf, orderOf, spanMask, timeToConvertOf, type TimeToConvert } from './funnelOptions'
@@ -208,7 +208,7 @@ export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: st
   const last = (first: number) => Math.min(hi, first + width - 1)
   const scan = (first: number) => {
     const p = env.params()
-    return env.scan(funnelScanSql(req, env.columns, p, env.nowLocal, { lo: first, hi: last(first) }), p)
+    return env.scan(funnelScanSql(req, env, p, { lo: first, hi: last(first) }), p)
   }
   // DuckDB reads the next part while this one's paths are followed
   let reading = await scan(lo)

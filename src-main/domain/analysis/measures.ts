@@ -3,6 +3,7 @@ import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
+import type { Dialect } from '../../warehouse/dialect'
 import type { AnalysisEnv } from './runner'
 
 /**
@@ -27,18 +28,18 @@ export const AGGREGATOR_LABELS: Record<string, string> = {
 }
 
 /** The aggregate of measure `i` over the rows where it matched. */
-export function aggregateSql(aggregator: string, i: number): string {
+export function aggregateSql(aggregator: string, i: number, d: Dialect): string {
   const hit = `FILTER (WHERE m${i})`
   const v = `v${i}`
   switch (aggregator) {
     case 'TOTAL_COUNT':
       return `count(*) ${hit}`
     case 'TRIGGER_USER_COUNT':
-      return `count(DISTINCT distinct_id) ${hit}`
+      return d.distinctCount('distinct_id', `m${i}`)
     case 'AVG_COUNT':
-      return `count(*) ${hit} / nullif(count(DISTINCT distinct_id) ${hit}, 0)`
+      return `count(*) ${hit} / nullif(${d.distinctCount('distinct_id', `m${i}`)}, 0)`
     case 'REMOVE_DUMPLICATE':
-      return `count(DISTINCT ${v}) ${hit}`
+      return d.distinctCount(v, `m${i}`)
     case 'SUM':
       return `sum(${v}) ${hit}`
     case 'AVG':
@@ -48,7 +49,7 @@ export function aggregateSql(aggregator: string, i: number): string {
     case 'MIN':
       return `min(${v}) ${hit}`
     default:
-      return `sum(${v}) ${hit} / nullif(count(DISTINCT distinct_id) FILTER (WHERE m${i} AND ${v} IS NOT NULL), 0)`
+      return `sum(${v}) ${hit} / nullif(${d.distinctCount('distinct_id', `m${i} AND ${v} IS NOT NULL`)}, 0)`
   }
 }
 

@@ -1,17 +1,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
-import { needsProfile, type Columns } from '../expr/filterSql'
-import { currentTime } from '../time/clock'
+import { needsProfile, propertyColumn, type Columns } from '../expr/filterSql'
 import { eventSql, resolveEvent } from '../expr/eventRefs'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { parsePropertyExpression } from '../expr/filters'
+import { maskedEventProperties, maskedUserProperties, shownValue } from '../schema/shownValues'
+import { currentTime } from '../time/clock'
 import type { PropertyRef } from '../schema/lookup'
 import type { ProjectScope } from '../project/scope'
-import { maskedEventProperties, maskedUserProperties, shownValue } from '../people/values'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
-import { column, DUCK_TYPES, type DataType } from '../schema/types'
+import type { DataType } from '../schema/types'
 
 /**
  * The most frequent values of a property, for the filter and cohort-rule editors to offer: an
@@ -49,13 +49,6 @@ export interface PropertyValues {
   fraction: number
 }
 
-/** The SQL text of a value as searched: the text a user sees of it. */
-function textSql(type: DataType): string {
-  if (type === 'number') return "CASE WHEN v = trunc(v) AND abs(v) < 1e15 THEN CAST(CAST(v AS BIGINT) AS VARCHAR) ELSE CAST(v AS VARCHAR) END"
-  if (type === 'datetime') return "strftime(v, '%Y-%m-%d %H:%M:%S')"
-  return 'CAST(v AS VARCHAR)'
-}
-
 interface Source {
   table: 'event_vd' | 'profile_vd'
   /** The property as SQL over the row `e` (events) or `u` (profiles). */
@@ -67,16 +60,16 @@ interface Source {
 
 function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dataType: DataType, columns: Columns, p: SqlParams): Source {
   if (ref.kind === 'user') {
+    // profile_vd is read as `e` here
     const base = ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id'
-    const value = base || columns.user.has(ref.propertyId) ? `e.${base ? ref.propertyId : column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
+    const value = ctx.dialect.columnOf({ table: 'profile_vd', row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
     return { table: 'profile_vd', value, where: 'true', join: '' }
   }
   const lookup = planLookup(ctx.meta, scope.appKey)
   const event = resolveEvent(ctx.meta, scope.appKey, `event.${ref.eventId}`, 'expression', lookup)
-  const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
-  const where = eventSql(event, columns, p, nowLocal)
+  const where = eventSql(event, { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(currentTime()) }, p)
   const profile = event.members.some((m) => needsProfile(m.filter))
-  const value = columns.event.has(ref.propertyId) ? `e.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
+  const value = ctx.dialect.columnOf(propertyColumn(ref, dataType, columns))
   return { table: 'event_vd', value, where, join: profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : '' }
 }
 
@@ -86,15 +79,17 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
  * distinct element once per row; a missing or empty list one NULL), the NULL group first, then the
  * top values matching the search: count down, value up.
  */
-function valuesSql(src: Source, dataType: DataType, percent: number, search: string | undefined, limit: number, p: SqlParams): string {
-  const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(6)}% (system)` : ''
+function valuesSql(src: Source, dataType: DataType, percent: number, search: string | undefined, limit: number, p: SqlParams, d: Dialect): string {
+  const sample = d.tableSample(percent)
   const list = dataType === 'array<string>'
-  const v = list ? `unnest(CASE WHEN len(list_distinct(x)) > 0 THEN list_distinct(x) ELSE [NULL]::VARCHAR[] END)` : 'x'
-  const match = search ? ` AND strpos(lower(${textSql(dataType)}), lower(${p.add(search)})) > 0` : ''
+  const v = list ? d.unnest(d.orNullElement(d.distinctElements('x'))) : 'x'
+  // the text a user sees of a value (a list's elements are strings)
+  const text = d.asText('v', list ? 'string' : dataType)
+  const match = search ? ` AND strpos(lower(${text}), lower(${p.add(search)})) > 0` : ''
   return `
     WITH scoped AS (SELECT ${src.value} AS x, count(*) OVER () AS total FROM ${src.table} AS e${sample} ${src.join} WHERE ${src.where}),
          spread AS (SELECT ${v} AS v, total FROM scoped),
-         grouped AS (SELECT v, grouping(v) AS whole, count(*) AS n, any_value(total) AS total FROM spread GROUP BY GROUPING SETS ((v), ()))
+         grouped AS (SELECT v, grouping(v) AS whole, count(*) AS n, ${d.anyValue('total')} AS total FROM spread GROUP BY GROUPING SETS ((v), ()))
     SELECT v, whole, n, total FROM grouped
     WHERE whole = 1 OR v IS NULL OR (true${match})
     ORDER BY whole DESC, v IS NOT NULL, n DESC, v
@@ -144,7 +139,7 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
     for (;;) {
       const p = ctx.dialect.params()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
-      const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p), p)
+      const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p, ctx.dialect), p)
       const total = rows.find((r) => r.whole)?.total ?? 0
       if (total < ENOUGH_ROWS && fraction < 1) {
         fraction = Math.min(1, fraction * 10)

@@ -1,7 +1,9 @@
-import { membersTable } from '../cohorts/membership'
+import { membersTable } from '../userSets/membership'
 import { flag, numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { badParam } from '../errors'
+import { day, MAX_RANGE_DAYS } from '../time/days'
+import type { Dialect } from '../../warehouse/dialect'
 import type { Unit } from '../time/calendar'
 
 /**
@@ -9,17 +11,6 @@ import type { Unit } from '../time/calendar'
  * cache, limit. Each check names the field in its 400.
  */
 
-/** A calendar day as yyyy-MM-dd, checked to exist. */
-export function day(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw badParam(field, `${field} must be a date yyyy-MM-dd`)
-  const [y, m, d] = value.split('-').map(Number)
-  const date = new Date(Date.UTC(y, m - 1, d))
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) throw badParam(field, `${field}: ${value} is not a real date`)
-  return value
-}
-
-/** The most days one analysis may cover: about ten years. */
-export const MAX_RANGE_DAYS = 3700
 
 /** fromDate and toDate, inclusive calendar days in the project's time zone. */
 export function dateRange(body: Record<string, unknown>): { fromDate: string; toDate: string } {
@@ -43,7 +34,7 @@ export function unitOf(raw: unknown, field = 'unit', fallback: Unit = 'DAY'): Un
 export type CohortCheck = (code: string) => string | null
 
 /**
- * crowds: required, `$ALL` or codes of cohorts that `cohortCheck` accepts (cohorts/membership.ts).
+ * crowds: required, `$ALL` or codes of cohorts that `cohortCheck` accepts (userSets/membership.ts).
  * The users analysed are the union of the cohorts; `$ALL` anywhere means everyone.
  */
 export function crowdsOf(value: unknown, cohortCheck: CohortCheck = (code) => `no cohort has the code ${code}`): string[] {
@@ -100,10 +91,7 @@ export function recordOf(value: unknown, field: string): Record<string, unknown>
   return value as Record<string, unknown>
 }
 
-/**
- * Users sampled by a stable hash of their id, so a sample is the same users every time:
- * `hash(distinct_id) % 10000 < factor * 10000`.
- */
-export function samplingSql(factor: number, distinctId = 'e.distinct_id'): string {
-  return factor >= 1 ? 'true' : `(hash(${distinctId}) % 10000) < ${Math.round(factor * 10000)}`
+/** Users sampled by a stable hash of their id (dialect.userSample), so a sample is the same users every time. */
+export function samplingSql(factor: number, d: Dialect, distinctId = 'e.distinct_id'): string {
+  return d.userSample(factor, distinctId)
 }

@@ -99,7 +99,7 @@ export const retentionAnalysis: AnalysisModule<RetentionRequest, RetentionRespon
     const w = windowOf(req)
     const [stats] = await env.query(STATS_SQL)
     const lastDay = stats.last_ds === null ? null : dayOfDs(Number(stats.last_ds))
-    const labels = req.breakdown ? readFacts((await env.query(factsSql([req.breakdown.by])))[0], [req.breakdown.by]).labels[0] : null
+    const labels = req.breakdown ? readFacts((await env.query(factsSql([req.breakdown.by], env.dialect)))[0], [req.breakdown.by], env.dialect).labels[0] : null
     const p = env.params()
     const sql = retentionSql(env, req, w, Number(stats.max_id ?? 0), labels, p)
     const cells = cellsOf(await env.query(sql, p))

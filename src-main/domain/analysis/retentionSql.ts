@@ -6,7 +6,7 @@ import { filterSql, needsProfile } from '../expr/filterSql'
 import { crowdSql, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only
@@ -15,7 +15,7 @@ import type { SqlParams } from '../../warehouse/dialect'
  * (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs of events are
  * formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown splits the bitmaps of
  * its side by label, while the labels are few enough for the bitmap budget (their count read from
- * DuckDB's statistics, userCounts.ts). A measure, or a breakdown with many or unbounded labels
+ * the engine's statistics, userCounts.ts). A measure, or a breakdown with many or unbounded labels
  * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
  * the user within `duration` periods. None joins the event table with itself.
  *
@@ -59,34 +59,33 @@ export interface Cell {
  * start of the data is what puts a user who began before fromDate in no cohort.
  */
 function firstEverSql(env: AnalysisEnv, req: RetentionRequest, profile: boolean, p: SqlParams): string {
-  const { columns, nowLocal } = env
   return `LEFT JOIN (
           SELECT e.distinct_id, min(e.xwhen) AS first_at FROM event_vd e
           ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-          WHERE e.ds <= ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)}
+          WHERE e.ds <= ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, env, p)} AND ${filterSql(req.firstEvent.filter, env, p)}
           GROUP BY e.distinct_id
         ) fe ON fe.distinct_id = e.distinct_id`
 }
 
 function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
-  const { columns, nowLocal } = env
   // a virtual event's member filters may read user properties too
   const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
   const profile = [...filters, req.filter].some(needsProfile) || (req.breakdown !== null && readsProfile([req.breakdown.by]))
   const firstProfile = [req.firstEvent.filter, ...req.firstEvent.event.members.map((m) => m.filter)].some(needsProfile)
   const firstOnly = req.firstTime ? ' AND e.xwhen = fe.first_at' : ''
-  const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, columns, p, nowLocal)} AND ${filterSql(req.firstEvent.filter, columns, p, nowLocal)}${firstOnly})`
-  const back = `(${eventSql(req.secondEvent.event, columns, p, nowLocal)} AND ${filterSql(req.secondEvent.filter, columns, p, nowLocal)})`
-  const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, p)} AS d`] : []), ...(req.measure ? [`${req.measure.property.sql} AS v`] : [])]
+  const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, env, p)} AND ${filterSql(req.firstEvent.filter, env, p)}${firstOnly})`
+  const back = `(${eventSql(req.secondEvent.event, env, p)} AND ${filterSql(req.secondEvent.filter, env, p)})`
+  const d = env.dialect
+  const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, d, p)} AS d`] : []), ...(req.measure ? [`${d.columnOf(req.measure.property.column)} AS v`] : [])]
   return `SELECT * FROM (
         SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
-        FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p)} cal ON cal.ds = e.ds
+        FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
         ${req.firstTime ? firstEverSql(env, req, firstProfile, p) : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
-          AND ${samplingSql(req.sampling)}
+          AND ${samplingSql(req.sampling, d)}
           AND ${crowdSql(req.crowds)}
-          AND ${filterSql(req.filter, columns, p, nowLocal)}
+          AND ${filterSql(req.filter, env, p)}
       ) WHERE f OR r`
 }
 
@@ -95,12 +94,19 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
  * initial period, and offset k): the OR of the cells at k and every later offset, spread over the
  * offsets without a row of their own (no return event there in that chunk of ids).
  */
-function onOrAfterCellsSql(from: string, by: string[]): string {
+function onOrAfterCellsSql(from: string, by: string[], d: Dialect): string {
   const keys = by.join(', ')
-  return `SELECT ${keys}, unnest(range(since + 1, upto + 1)) AS k, kept FROM (
+  return `SELECT ${keys}, ${d.unnest(d.series('since + 1', 'upto + 1'))} AS k, kept FROM (
         SELECT ${keys}, k AS upto, lag(k, 1, -1) OVER (PARTITION BY ${keys} ORDER BY k) AS since,
-          bit_or(kept) OVER (PARTITION BY ${keys} ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS kept
+          ${d.bitmapUnion('kept')} OVER (PARTITION BY ${keys} ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS kept
         FROM ${from})`
+}
+
+/** The typed NULL columns of a result row {s, d, k, n, m}, e.g. `CAST(NULL AS VARCHAR) AS d`. */
+const CELL_TYPES = { s: 'integer', d: 'string', k: 'integer', m: 'number' } as const
+
+function nulls(d: Dialect, ...columns: (keyof typeof CELL_TYPES)[]): string {
+  return columns.map((c) => `${d.cast('NULL', CELL_TYPES[c])} AS ${c}`).join(', ')
 }
 
 /** Bitmap memory one query may hold. */
@@ -117,32 +123,33 @@ export function chunkBits(periodCount: number, maxUserId: number): number {
   return periodCount * chunks * 1024 <= BITMAP_BUDGET ? FULL_CHUNK : 64
 }
 
-function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
+function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams, d: Dialect): string {
   const chunk = p.add(bits)
-  const agg = `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`
+  const agg = d.bitmapIn(`uid % ${chunk}`, p.add(bits - 1))
+  const count = (bitmap: string) => d.bitmapCount(bitmap)
   return `WITH scan AS (${scan}),
     marks AS MATERIALIZED (
-      SELECT period, uid // ${chunk} AS w, ${agg} FILTER (WHERE f) AS fb, ${agg} FILTER (WHERE r) AS rb
+      SELECT period, ${d.intDiv('uid', chunk)} AS w, ${agg} FILTER (WHERE f) AS fb, ${agg} FILTER (WHERE r) AS rb
       FROM scan GROUP BY period, w),
     ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
-      SELECT a.period AS s, b.period - a.period AS k, a.w, a.fb & b.rb AS kept
+      SELECT a.period AS s, b.period - a.period AS k, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
       FROM marks a JOIN marks b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)}
       WHERE a.fb IS NOT NULL AND b.rb IS NOT NULL)${req.mode === 'onOrAfter' ? `,
-    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'w'])})` : ''}
-    SELECT period AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, sum(bit_count(fb)) AS n, CAST(NULL AS DOUBLE) AS m
+    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'w'], d)})` : ''}
+    SELECT period AS s, ${nulls(d, 'd', 'k')}, sum(${count('fb')}) AS n, ${nulls(d, 'm')}
       FROM marks WHERE fb IS NOT NULL GROUP BY period
-    UNION ALL SELECT NULL, NULL, NULL, sum(c), NULL FROM (SELECT bit_count(bit_or(fb)) AS c FROM marks WHERE fb IS NOT NULL GROUP BY w)
-    UNION ALL SELECT s, NULL, k, sum(bit_count(kept)), NULL FROM cells GROUP BY s, k
-    UNION ALL SELECT NULL, NULL, k, sum(c), NULL FROM (SELECT k, bit_count(bit_or(kept)) AS c FROM cells GROUP BY k, w) GROUP BY k`
+    UNION ALL SELECT NULL, NULL, NULL, sum(c), NULL FROM (SELECT ${count(d.bitmapUnion('fb'))} AS c FROM marks WHERE fb IS NOT NULL GROUP BY w)
+    UNION ALL SELECT s, NULL, k, sum(${count('kept')}), NULL FROM cells GROUP BY s, k
+    UNION ALL SELECT NULL, NULL, k, sum(c), NULL FROM (SELECT k, ${count(d.bitmapUnion('kept'))} AS c FROM cells GROUP BY k, w) GROUP BY k`
 }
 
 /** (user, initial period) and (user, return period) sets, joined on the user within `duration` periods. */
-function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, returns: { columns: string[]; groups: string[] }): string {
+function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, d: Dialect, returns: { columns: string[]; groups: string[] }): string {
   return `WITH scan AS MATERIALIZED (${scan}),
     starts AS MATERIALIZED (SELECT DISTINCT uid, period AS s${req.breakdown && req.breakdown.side !== 'return' ? ', d' : ''} FROM scan WHERE f),
     rets AS (SELECT uid, period AS rp${returns.columns.map((c) => `, ${c}`).join('')} FROM scan WHERE r GROUP BY uid, period${returns.groups.map((g) => `, ${g}`).join('')}),
     pairs AS MATERIALIZED (
-      SELECT st.*, rt.* EXCLUDE (uid), rt.rp - st.s AS k
+      SELECT st.*, ${d.allColumnsBut('rt', ['uid'])}, rt.rp - st.s AS k
       FROM starts st JOIN rets rt ON rt.uid = st.uid AND rt.rp BETWEEN st.s AND st.s + ${p.add(req.duration)})`
 }
 
@@ -154,20 +161,20 @@ const WORD = 63
  * (initial events, or return events) per label; a user counts in d at k when a bit of d's cells
  * at k is set, and in the total at k when any label's is.
  */
-function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
+function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams, d: Dialect): string {
   const byReturn = req.breakdown!.side === 'return'
   const chunk = p.add(bits)
-  const agg = `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`
+  const agg = d.bitmapIn(`uid % ${chunk}`, p.add(bits - 1))
   /** Users per group: the OR of a group's bitmaps in each chunk, counted and summed over the chunks. */
-  const users = (bitmap: string, from: string, by: string[]) => chunkedUsersSql(from, by, 'w', `bit_or(${bitmap})`)
+  const users = (bitmap: string, from: string, by: string[]) => chunkedUsersSql(from, by, 'w', d.bitmapUnion(bitmap), d)
   return `WITH scan AS MATERIALIZED (${scan}),
-    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}uid // ${chunk} AS w, ${agg} AS fb FROM scan WHERE f GROUP BY ALL),
-    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}uid // ${chunk} AS w, ${agg} AS rb FROM scan WHERE r GROUP BY ALL),
+    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll()}),
+    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll()}),
     ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
-      SELECT a.period AS s, b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, a.fb & b.rb AS kept
+      SELECT a.period AS s, b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
       FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})${req.mode === 'onOrAfter' ? `,
-    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'd', 'w'])})` : ''}
-    SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, c AS n, CAST(NULL AS DOUBLE) AS m FROM (${users('fb', 'fm', [])})
+    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'd', 'w'], d)})` : ''}
+    SELECT ${nulls(d, 's', 'd', 'k')}, c AS n, ${nulls(d, 'm')} FROM (${users('fb', 'fm', [])})
     ${byReturn ? '' : `UNION ALL SELECT NULL, d, NULL, c, NULL FROM (${users('fb', 'fm', ['d'])})`}
     UNION ALL SELECT NULL, d, k, c, NULL FROM (${users('kept', 'cells', ['d', 'k'])})
     UNION ALL SELECT NULL, NULL, k, c, NULL FROM (${users('kept', 'cells', ['k'])})`
@@ -179,30 +186,33 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
  */
 const ALL_BITS = '9223372036854775807' // bits 0..62 of a BIGINT: a whole word of offsets
 
-function reachMasksSql(word: string): string {
+function reachMasksSql(word: string, d: Dialect): string {
+  const one = d.cast('1', 'bigint')
   return `
-      SELECT uid, d, kw, CASE WHEN top - kw * ${word} >= ${word} - 1 THEN ${ALL_BITS} ELSE (CAST(1 AS BIGINT) << CAST(top - kw * ${word} + 1 AS BIGINT)) - 1 END AS km
-      FROM (SELECT uid, d, top, unnest(range(0, top // ${word} + 1)) AS kw FROM (SELECT uid, d, max(k) AS top FROM pairs GROUP BY uid, d))`
+      SELECT uid, d, kw, CASE WHEN top - kw * ${word} >= ${word} - 1 THEN ${ALL_BITS} ELSE (${d.shiftLeft(one, d.cast(`top - kw * ${word} + 1`, 'bigint'))}) - 1 END AS km
+      FROM (SELECT uid, d, top, ${d.unnest(d.series('0', `${d.intDiv('top', word)} + 1`))} AS kw FROM (SELECT uid, d, max(k) AS top FROM pairs GROUP BY uid, d))`
 }
 
 /**
  * Breakdown rows: a user counts in value d at k when they returned at +k from any period where
  * they had d (initial-event and user properties) or with a return event carrying d.
  */
-function byValueSql(scan: string, req: RetentionRequest, p: SqlParams): string {
+function byValueSql(scan: string, req: RetentionRequest, p: SqlParams, d: Dialect): string {
   const byReturn = req.breakdown!.side === 'return'
   const word = p.add(WORD)
-  const offsets = `range(0, ${p.add(Math.min(WORD, req.duration + 1))}) t(b) WHERE kw * ${word} + b <= ${p.add(req.duration)}`
-  const present = `count(*) FILTER (WHERE (km >> CAST(b AS BIGINT)) & 1 = 1)`
-  return `${pairsSql(scan, req, p, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })},
-    masks AS MATERIALIZED (${req.mode === 'onOrAfter' ? reachMasksSql(word) : `
-      SELECT uid, d, k // ${word} AS kw, bit_or(CAST(1 AS BIGINT) << CAST(k % ${word} AS BIGINT)) AS km FROM pairs GROUP BY uid, d, kw`})
+  const offsets = `${d.seriesTable('0', p.add(Math.min(WORD, req.duration + 1)), 't', 'b')} WHERE kw * ${word} + b <= ${p.add(req.duration)}`
+  const present = `count(*) FILTER (WHERE ${d.bitAnd(`(${d.shiftRight('km', d.cast('b', 'bigint'))})`, 1)} = 1)`
+  const one = d.cast('1', 'bigint')
+  const users = d.distinctCount('uid')
+  return `${pairsSql(scan, req, p, d, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })},
+    masks AS MATERIALIZED (${req.mode === 'onOrAfter' ? reachMasksSql(word, d) : `
+      SELECT uid, d, ${d.intDiv('k', word)} AS kw, ${d.bitOrAgg(d.shiftLeft(one, d.cast(`k % ${word}`, 'bigint')))} AS km FROM pairs GROUP BY uid, d, kw`})
     ${byReturn
-      ? 'SELECT CAST(NULL AS INTEGER) AS s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts'
-      : 'SELECT CAST(NULL AS INTEGER) AS s, d, CAST(NULL AS INTEGER) AS k, count(DISTINCT uid) AS n, CAST(NULL AS DOUBLE) AS m FROM starts GROUP BY GROUPING SETS ((d), ())'}
+      ? `SELECT ${nulls(d, 's', 'd', 'k')}, ${users} AS n, ${nulls(d, 'm')} FROM starts`
+      : `SELECT ${nulls(d, 's')}, d, ${nulls(d, 'k')}, ${users} AS n, ${nulls(d, 'm')} FROM starts GROUP BY GROUPING SETS ((d), ())`}
     UNION ALL SELECT NULL, d, kw * ${word} + b, ${present}, NULL FROM masks, ${offsets} GROUP BY d, kw, b
     UNION ALL SELECT NULL, NULL, kw * ${word} + b, ${present}, NULL
-      FROM (SELECT uid, kw, bit_or(km) AS km FROM masks GROUP BY uid, kw), ${offsets} GROUP BY kw, b`
+      FROM (SELECT uid, kw, ${d.bitOrAgg('km')} AS km FROM masks GROUP BY uid, kw), ${offsets} GROUP BY kw, b`
 }
 
 /**
@@ -210,7 +220,7 @@ function byValueSql(scan: string, req: RetentionRequest, p: SqlParams): string {
  * `total` over any pairs, `cell` (when it differs) over the pairs of one (period, k), in which each
  * user appears once.
  */
-const PARTIALS: Record<MeasureAggregator, { partial: [string, string][]; total: string; cell?: string }> = {
+const partials = (d: Dialect): Record<MeasureAggregator, { partial: [string, string][]; total: string; cell?: string }> => ({
   SUM: { partial: [['sum(v)', 'sv']], total: 'sum(sv)' },
   AVG: { partial: [['sum(v)', 'sv'], ['count(v)', 'cv']], total: 'sum(sv) / nullif(sum(cv), 0)' },
   MAX: { partial: [['max(v)', 'mx']], total: 'max(mx)' },
@@ -218,20 +228,23 @@ const PARTIALS: Record<MeasureAggregator, { partial: [string, string][]; total: 
   // the sum per returning user who carried a value, as event analysis does
   AVG_PER: {
     partial: [['sum(v)', 'sv'], ['count(v)', 'cv']],
-    total: 'sum(sv) / nullif(count(DISTINCT uid) FILTER (WHERE cv > 0), 0)',
+    total: `sum(sv) / nullif(${d.distinctCount('uid', 'cv > 0')}, 0)`,
     cell: 'sum(sv) / nullif(count(*) FILTER (WHERE cv > 0), 0)',
   },
-  REMOVE_DUMPLICATE: { partial: [['list(DISTINCT v) FILTER (WHERE v IS NOT NULL)', 'vs']], total: 'len(list_distinct(flatten(list(vs) FILTER (WHERE vs IS NOT NULL))))' },
-}
+  REMOVE_DUMPLICATE: {
+    partial: [[d.collectDistinct('v', 'v IS NOT NULL'), 'vs']],
+    total: d.length(d.distinctElements(d.concatLists('vs', 'vs IS NOT NULL'))),
+  },
+})
 
 /**
  * Distinct users per `by`, counted by chunk of ids: `bitmap` aggregates the users of one chunk
  * (`chunk`: its key) as a bitmap; their bits are counted and summed over the chunks.
  */
-function chunkedUsersSql(from: string, by: string[], chunk: string, bitmap: string): string {
+function chunkedUsersSql(from: string, by: string[], chunk: string, bitmap: string, d: Dialect): string {
   const keys = by.map((b) => `${b}, `).join('')
   return `SELECT ${keys}COALESCE(sum(c), 0) AS c FROM (
-      SELECT ${keys}${chunk} AS w, bit_count(${bitmap}) AS c FROM ${from} GROUP BY ${keys}w
+      SELECT ${keys}${chunk} AS w, ${d.bitmapCount(bitmap)} AS c FROM ${from} GROUP BY ${keys}w
     )${by.length ? ` GROUP BY ${by.join(', ')}` : ''}`
 }
 
@@ -239,9 +252,9 @@ function chunkedUsersSql(from: string, by: string[], chunk: string, bitmap: stri
  * The distinct users of `from` (rows with `uid`) per `by`: bitmaps per chunk of ids, instead of
  * hashing every (group, user) pair as count(DISTINCT) does.
  */
-function usersSql(from: string, by: string[], bits: number, p: SqlParams): string {
+function usersSql(from: string, by: string[], bits: number, p: SqlParams, d: Dialect): string {
   const chunk = p.add(bits)
-  return chunkedUsersSql(from, by, `uid // ${chunk}`, `bitstring_agg(CAST(uid % ${chunk} AS INTEGER), 0, ${p.add(bits - 1)})`)
+  return chunkedUsersSql(from, by, d.intDiv('uid', chunk), d.bitmapIn(`uid % ${chunk}`, p.add(bits - 1)), d)
 }
 
 /**
@@ -250,13 +263,13 @@ function usersSql(from: string, by: string[], bits: number, p: SqlParams): strin
  * Users are distinct within a (period, k) already (starts and returns are sets of user-periods):
  * counted there by count(*); across periods by bitmaps (usersSql).
  */
-function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams): string {
-  const { partial, total, cell } = PARTIALS[req.measure!.aggregator]
-  return `${pairsSql(scan, req, p, { columns: partial.map(([sql, name]) => `${sql} AS ${name}`), groups: [] })}
-    SELECT s, CAST(NULL AS VARCHAR) AS d, CAST(NULL AS INTEGER) AS k, count(*) AS n, CAST(NULL AS DOUBLE) AS m FROM starts GROUP BY s
-    UNION ALL SELECT NULL, NULL, NULL, c, NULL FROM (${usersSql('starts', [], bits, p)})
+function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams, d: Dialect): string {
+  const { partial, total, cell } = partials(d)[req.measure!.aggregator]
+  return `${pairsSql(scan, req, p, d, { columns: partial.map(([sql, name]) => `${sql} AS ${name}`), groups: [] })}
+    SELECT s, ${nulls(d, 'd', 'k')}, count(*) AS n, ${nulls(d, 'm')} FROM starts GROUP BY s
+    UNION ALL SELECT NULL, NULL, NULL, c, NULL FROM (${usersSql('starts', [], bits, p, d)})
     UNION ALL SELECT s, NULL, k, count(*), ${cell ?? total} FROM pairs GROUP BY s, k
-    UNION ALL SELECT NULL, NULL, k, c, m FROM (${usersSql('pairs', ['k'], bits, p)}) JOIN (SELECT k, ${total} AS m FROM pairs GROUP BY k) USING (k)`
+    UNION ALL SELECT NULL, NULL, k, c, m FROM (${usersSql('pairs', ['k'], bits, p, d)}) JOIN (SELECT k, ${total} AS m FROM pairs GROUP BY k) USING (k)`
 }
 
 /**
@@ -264,14 +277,15 @@ function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlPar
  * (`labels`: their bound, null when unknown), user-period pairs for a measure or other breakdowns.
  */
 export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, maxUserId: number, labels: number | null, p: SqlParams): string {
+  const d = env.dialect
   const scan = scanSql(env, req, w, p)
   const periods = w.periods.length + req.duration
   if (req.breakdown) {
     const bitmaps = labels !== null && chunkBits(periods * labels, maxUserId) === FULL_CHUNK
-    return bitmaps ? byValueBitmapSql(scan, req, FULL_CHUNK, p) : byValueSql(scan, req, p)
+    return bitmaps ? byValueBitmapSql(scan, req, FULL_CHUNK, p, d) : byValueSql(scan, req, p, d)
   }
-  if (req.measure) return measureSql(scan, req, chunkBits(req.duration + 1, maxUserId), p)
-  return bitmapSql(scan, req, chunkBits(periods, maxUserId), p)
+  if (req.measure) return measureSql(scan, req, chunkBits(req.duration + 1, maxUserId), p, d)
+  return bitmapSql(scan, req, chunkBits(periods, maxUserId), p, d)
 }
 
 /** One cell of the answer: period s (null: the $ALL row), label d (null: all values), offset k (null: totalPeople). */
@@ -289,7 +303,7 @@ export interface CellAt {
  */
 export function cellUsersSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, cell: CellAt, p: SqlParams): string {
   const byReturn = req.breakdown?.side === 'return'
-  const base = pairsSql(scanSql(env, req, w, p), req, p, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })
+  const base = pairsSql(scanSql(env, req, w, p), req, p, env.dialect, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })
   const where = (own: boolean) => [
     cell.s === null ? 'true' : `s = ${p.add(cell.s)}`,
     cell.d === null || !own ? 'true' : `d = ${p.add(cell.d)}`,

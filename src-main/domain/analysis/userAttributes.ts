@@ -6,10 +6,10 @@ import { findUserProperty } from '../schema/planRows'
 import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { resolveProperty, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, type Columns } from '../expr/filterSql'
-import { cohortCheck } from '../cohorts/membership'
+import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * User attribute analysis (spec 4.10): the users of profile_vd (one row per user with a profile),
@@ -111,17 +111,17 @@ function byFieldsOf(env: Pick<AnalysisEnv, 'lookup' | 'columns'>, value: unknown
  * those two from the event row): a struct column named `e` costs nothing per row, unlike a
  * self-join. A user property that is itself called "e" would shadow it; then the self-join.
  */
-function profiles(columns: Columns): string {
+function profiles(columns: Columns, d: Dialect): string {
   if (columns.user.has('e')) return 'profile_vd u JOIN (SELECT distinct_id, xwho FROM profile_vd) e ON e.distinct_id = u.distinct_id'
-  return "(SELECT *, {'distinct_id': distinct_id, 'xwho': xwho} AS e FROM profile_vd) u"
+  return `(SELECT *, ${d.record(['distinct_id', 'xwho'])} AS e FROM profile_vd) u`
 }
 
-function aggregate(m: Measure): string {
+function aggregate(m: Measure, d: Dialect): string {
   switch (m.aggregator) {
     case 'USER_COUNT':
       return 'count(*)'
     case 'REMOVE_DUMPLICATE':
-      return 'count(DISTINCT v)'
+      return d.distinctCount('v')
     case 'SUM':
       return 'sum(v)'
     case 'AVG':
@@ -145,14 +145,15 @@ function valueOf(m: Measure, raw: unknown): number | null {
  * The users counted: per user (and list element), `id`, the measure's value `v` and the breakdown
  * labels d<i>. The users behind a row (cells/userAttributes.ts) are read from the same rows.
  */
-export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal'>, req: UserAttributeRequest, p: SqlParams): string {
-  const dims = req.byFields.map((b, i) => `${breakdownSql(b, p)} AS d${i}`)
+export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect'>, req: UserAttributeRequest, p: SqlParams): string {
+  const d = env.dialect
+  const dims = req.byFields.map((b, i) => `${breakdownSql(b, d, p)} AS d${i}`)
   // an array<string> breakdown repeats a user per element: one row per user and element, even with repeated elements
   const perElement = req.byFields.some((b) => b.property.dataType === 'array<string>' && !b.buckets)
-  const columns = ['u.distinct_id AS id', ...(req.measure.property ? [`${req.measure.property.sql} AS v`] : []), ...dims]
+  const columns = ['u.distinct_id AS id', ...(req.measure.property ? [`${d.columnOf(req.measure.property.column)} AS v`] : []), ...dims]
   return `SELECT ${perElement ? 'DISTINCT ' : ''}${columns.join(', ')}
-        FROM ${profiles(env.columns)}
-        WHERE ${filterSql(req.filter, env.columns, p, env.nowLocal)}
+        FROM ${profiles(env.columns, d)}
+        WHERE ${filterSql(req.filter, env, p)}
           AND ${crowdSql(req.crowds, 'u.distinct_id')}`
 }
 
@@ -175,9 +176,9 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
     const dimList = req.byFields.map((_, i) => `d${i}`)
     const sql = `
       WITH base AS (${baseSql(env, req, p)})
-      SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure)} AS a
+      SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure, env.dialect)} AS a
       FROM base
-      ${dimList.length > 0 ? 'GROUP BY ALL' : ''}`
+      ${dimList.length > 0 ? env.dialect.groupByAll() : ''}`
     const result = await env.query(sql, p)
     const rows = result.map((r) => ({ value: valueOf(req.measure, r.a), byValue: dimList.map((d) => String(r[d])) }))
     // largest value first (no value last); among equals, known values before unknown ones, then by label

@@ -2,13 +2,12 @@ import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import { campaignTarget, type CampaignTarget } from '../platform/campaigns'
 import type { ProjectScope } from '../project/scope'
-import { column } from '../schema/types'
 import { dsOf } from '../time/calendar'
 import { eventSql, resolveEvent } from '../expr/eventRefs'
 import { filterSql, needsProfile, type Columns } from '../expr/filterSql'
 import { dateRange, knownFields, recordOf } from './request'
 import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { aggregateSql, checkMeasure, emptyValue, type CheckedMeasure } from './measures'
 
 /**
@@ -72,12 +71,12 @@ function measuresOf(env: Env, body: Record<string, unknown>): ConvertMeasure[] {
 }
 
 /** A string event property as SQL over `e`; NULL while no data has created its column. */
-function eventText(columns: Columns, id: string): string {
-  return columns.event.has(id) ? `e.${column(id)}` : 'NULL::VARCHAR'
+function eventText(columns: Columns, id: string, d: Dialect): string {
+  return d.columnOf({ table: 'event_vd', row: 'e', column: columns.event.has(id) ? id : null, type: 'string' })
 }
 
 /** The condition that makes an event an arrival with the campaign (see the module comment). */
-function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams): string {
+function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams, d: Dialect): string {
   const utm: [string, string][] = [
     ['$utm_campaign', c.utmCampaign],
     ['$utm_medium', c.utmMedium],
@@ -87,15 +86,15 @@ function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams): string {
   ]
   const byUtm = utm
     .filter(([, value]) => value !== '')
-    .map(([id, value]) => `${eventText(columns, id)} = ${p.add(value)}`)
+    .map(([id, value]) => `${eventText(columns, id, d)} = ${p.add(value)}`)
     .join(' AND ')
   // the parameter exactly (campaign_id=1 is not campaign_id=12): after ? or &, before &, # or the end;
   // plain substring tests, several times faster than a regular expression on ten million rows
-  const url = eventText(columns, '$url')
+  const url = eventText(columns, '$url', d)
   const key = `campaign_id=${c.campaignId}`
-  const inside = ['?', '&'].flatMap((before) => ['&', '#'].map((after) => `contains(${url}, ${p.add(before + key + after)})`))
-  const atEnd = ['?', '&'].map((before) => `ends_with(${url}, ${p.add(before + key)})`)
-  const byLink = `(contains(${url}, ${p.add(key)}) AND (${[...inside, ...atEnd].join(' OR ')}))`
+  const inside = ['?', '&'].flatMap((before) => ['&', '#'].map((after) => d.contains(url, p.add(before + key + after))))
+  const atEnd = ['?', '&'].map((before) => d.endsWith(url, p.add(before + key)))
+  const byLink = `(${d.contains(url, p.add(key))} AND (${[...inside, ...atEnd].join(' OR ')}))`
   return `(coalesce(${byUtm}, false) OR coalesce(${byLink}, false))`
 }
 
@@ -119,13 +118,13 @@ export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
     const from = p.add(dsOf(req.fromDate))
     const to = p.add(dsOf(req.toDate))
     const profile = req.measures.some((m) => needsProfile(m.filter))
-    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env.columns, p, env.nowLocal)} AND ${filterSql(m.filter, env.columns, p, env.nowLocal)}) AS m${i}`)
-    const values = req.measures.flatMap((m, i) => (m.property ? [`${m.property.sql} AS v${i}`] : []))
+    const matches = req.measures.map((m, i) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)}) AS m${i}`)
+    const values = req.measures.flatMap((m, i) => (m.property ? [`${env.dialect.columnOf(m.property.column)} AS v${i}`] : []))
     const sql = `
       WITH arrivals AS (
         SELECT e.distinct_id, min(e.xwhen) AS arrived
         FROM event_vd e
-        WHERE e.ds BETWEEN ${from} AND ${to} AND ${arrivalSql(req.campaign, env.columns, p)}
+        WHERE e.ds BETWEEN ${from} AND ${to} AND ${arrivalSql(req.campaign, env.columns, p, env.dialect)}
         GROUP BY e.distinct_id
       ), targets AS (
         SELECT e.distinct_id, ${[...matches, ...values].join(', ')}
@@ -134,7 +133,7 @@ export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
         WHERE e.ds BETWEEN ${from} AND ${to}
       )
       SELECT (SELECT count(*) FROM arrivals) AS arrived,
-        ${req.measures.map((m, i) => `count(DISTINCT distinct_id) FILTER (WHERE m${i}) AS c${i}, ${aggregateSql(m.aggregator, i)} AS a${i}`).join(', ')}
+        ${req.measures.map((m, i) => `${env.dialect.distinctCount('distinct_id', `m${i}`)} AS c${i}, ${aggregateSql(m.aggregator, i, env.dialect)} AS a${i}`).join(', ')}
       FROM targets WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
     const [row] = await env.query(sql, p)
     const arrivedUsers = Number(row.arrived)

@@ -5,8 +5,8 @@ import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
 import { findUserProperty } from '../schema/planRows'
 import { withWriteLock } from '../writeLock'
-import { dropMembers, materialise, newRun } from './compute'
-import { readColumns, type SheetFile } from './sheet'
+import { dropMembers, materialise, newRun } from '../userSets/cohortCompute'
+import { readColumns, type SheetFile } from '../userSets/sheet'
 import { checkName, insertCohort } from './store'
 
 /**

@@ -1,8 +1,8 @@
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
 import type { DomainContext } from '../context'
-import { resumeTags } from '../tags/compute'
-import { resumeCohorts, startComputation } from './compute'
+import { resumeTags } from '../userSets/tagCompute'
+import { resumeCohorts, startComputation } from '../userSets/cohortCompute'
 
 /**
  * The daily recompute of dynamic cohorts (spec 2.6: "recomputed once per day in the early

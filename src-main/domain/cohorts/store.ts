@@ -2,9 +2,9 @@ import type { MetaDb } from '../../store/meta'
 import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
+import { creatorName } from '../platform/owners'
+import { NAME_MAX, type CohortRow, type CohortSource, type CohortStatus } from '../userSets/records'
 import type { ProjectScope } from '../project/scope'
-
-export { CODE, membersTable } from './membership'
 
 /**
  * The cohort records in the metadata database (migration 4) and their API shape (spec 2.6).
@@ -13,36 +13,9 @@ export { CODE, membersTable } from './membership'
  * warehouse table `cohort_<code>` (`cohort_c12`).
  */
 
-export type CohortStatus = 'calculating' | 'success' | 'failed'
-export type CohortSource = 'rule' | 'file'
-
-export interface CohortRow {
-  id: number
-  app_key: string
-  code: string
-  name: string
-  dynamic: 0 | 1
-  source: CohortSource
-  content: string | null
-  file_property: string | null
-  status: CohortStatus
-  fail_reason: string | null
-  run: number
-  user_number: number | null
-  calculated_time: number | null
-  attempt_time: number | null
-  created_by: number | null
-  created_user: string
-  create_time: number
-  update_time: number
-}
-
 /** The settings key of the most cohorts a project may hold, and its default. */
 export const QUOTA_KEY = 'quota.cohorts'
 export const DEFAULT_QUOTA = 500
-/** What createdUser says for objects the API created without loginUser. */
-export const API_CREATOR = 'API'
-export const NAME_MAX = 100
 
 export function cohortById(meta: MetaDb, appKey: string, id: number): CohortRow | undefined {
   return meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND id = ?').get(appKey, id) as CohortRow | undefined
@@ -57,13 +30,6 @@ export function existingCohort(meta: MetaDb, appKey: string, id: number): Cohort
   const row = cohortById(meta, appKey, id)
   if (!row) throw badParam('id', `no cohort of this project has the id ${id}`)
   return row
-}
-
-/** The display name of an account (name, else user name, else e-mail); the API without one. */
-export function creatorName(meta: MetaDb, operator: Operator | null): string {
-  if (!operator) return API_CREATOR
-  const row = meta.prepare('SELECT name, user_name, email FROM accounts WHERE id = ?').get(operator.id) as { name: string | null; user_name: string | null; email: string } | undefined
-  return row?.name || row?.user_name || row?.email || operator.email
 }
 
 export function cohortQuota(meta: MetaDb): number {
@@ -111,17 +77,6 @@ export function insertCohort(meta: MetaDb, appKey: string, input: NewCohortRow):
     meta.prepare('UPDATE cohorts SET code = ? WHERE id = ?').run(`c${id}`, id)
     return cohortById(meta, appKey, id)!
   })()
-}
-
-/** Only the creator deletes (spec 4.5): the API's own cohorts without loginUser, an account's with it. */
-export function checkOwner(row: { created_by: number | null; name: string }, operator: Operator | null, what = 'cohort', action = 'delete'): void {
-  if ((operator?.id ?? null) === row.created_by) return
-  throw badParam(
-    'loginUser',
-    operator
-      ? `the ${what} ${row.name} was not created by ${operator.email}; only its creator may ${action} it`
-      : `the ${what} ${row.name} was created by an account; only that account (as loginUser) may ${action} it`,
-  )
 }
 
 export interface CohortView {

@@ -1,16 +1,18 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
-import { SqlParams } from '../../warehouse/duckdb/params'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
-import { column, type DataType } from '../schema/types'
+import type { DataType } from '../schema/types'
 import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../streaming'
-import { resolveTags, type TagPick } from '../tags/versions'
-import { cohortByCode, membersTable, type CohortRow } from './store'
+import { membersTable } from '../userSets/membership'
+import type { CohortRow } from '../userSets/records'
+import { resolveTags, type TagPick } from '../userSets/tagVersions'
+import { cohortByCode } from './store'
 
 /**
  * The users of a cohort (spec 4.5 cohort/users and its export): in distinct_id order, each a flat
@@ -66,7 +68,7 @@ interface PropertyRow {
 }
 
 /** The requested user properties (default: the visible ones of the plan), each as output SQL. */
-export function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
+export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
   let rows: PropertyRow[]
   if (value === undefined || value === null) {
     rows = meta
@@ -86,7 +88,7 @@ export function propertyColumnsOf(meta: MetaDb, appKey: string, value: unknown, 
     let sql = 'NULL'
     const profile = r.id !== 'xwho' && r.id !== 'distinct_id' && existing.has(r.id)
     if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
-    else if (profile) sql = r.data_type === 'datetime' ? `strftime(u.${column(r.id)}, '%Y-%m-%d %H:%M:%S')` : `u.${column(r.id)}`
+    else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
     if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
     return { key: r.id, alias: `p${i}`, sql, profile }
   })
@@ -150,11 +152,11 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
   const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
   const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    const columns = outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(conn)), tags)
+    const columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), tags)
     const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${membersTable(cohort.code)}`)).getRows()[0][0])
     const { offset, take, page } = windowOf(body, count)
     if (take === 0) return { count, page, size: 0, users: [] }
-    const p = new SqlParams()
+    const p = ctx.dialect.params()
     const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit: take, offset })
     const rows = (await conn.runAndReadAll(sql, p.values as never)).getRowObjectsJS()
     const users = rows.map((r) => shape(r, columns))
@@ -176,12 +178,12 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let columns: OutColumn[]
   try {
-    columns = outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(session.conn)), tags)
+    columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(session.conn)), tags)
   } catch (err) {
     session.close()
     throw err
   }
-  const p = new SqlParams()
+  const p = ctx.dialect.params()
   const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit, offset: 0 })
   const rows = streamRows(session, sql, p.values, signal)
   if (format === 'csv') {

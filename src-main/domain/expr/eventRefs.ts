@@ -3,9 +3,9 @@ import { badParam } from '../errors'
 import { parsePropertyExpression, validateFilter, type CheckedFilter } from './filters'
 import { ANY_EVENT, type PropertyLookup } from '../schema/lookup'
 import { findEvent } from '../schema/planRows'
-import { column, DUCK_TYPES, type DataType } from '../schema/types'
-import { filterSql, type Columns } from './filterSql'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { DataType } from '../schema/types'
+import type { ColumnRef, SqlParams } from '../../warehouse/dialect'
+import { filterSql, propertyColumn, type Columns, type ExprScope } from './filterSql'
 
 /**
  * Event expressions (spec 2.7): `event.<id>` (a tracked event), a virtual event (an OR of member
@@ -36,10 +36,10 @@ export function resolveEvent(meta: MetaDb, appKey: string, expression: unknown, 
 }
 
 /** The rows of event_vd (as `e`) that an event expression selects. */
-export function eventSql(ref: EventRef, columns: Columns, p: SqlParams, nowLocal: string): string {
+export function eventSql(ref: EventRef, scope: ExprScope, p: SqlParams): string {
   if (ref.kind === 'any') return 'true'
   if (ref.kind === 'event') return `e.xwhat = ${p.add(ref.eventId)}`
-  const parts = ref.members.map((m) => `(e.xwhat = ${p.add(m.eventId)} AND ${filterSql(m.filter, columns, p, nowLocal)})`)
+  const parts = ref.members.map((m) => `(e.xwhat = ${p.add(m.eventId)} AND ${filterSql(m.filter, scope, p)})`)
   return parts.length === 0 ? 'false' : `(${parts.join(' OR ')})`
 }
 
@@ -49,22 +49,16 @@ export interface PropertyExpr {
   eventId?: string
   propertyId: string
   dataType: DataType
-  /** SQL over `e` (event row) and `u` (profile row). */
-  sql: string
+  /** Where it is read: a column of the event row `e` or the profile row `u` (the dialect prints it). */
+  column: ColumnRef
 }
 
-/** A property expression checked against the plan; its SQL reads NULL where no column exists yet. */
+/** A property expression checked against the plan; it reads NULL where no column exists yet. */
 export function resolveProperty(expression: unknown, field: string, lookup: PropertyLookup, columns: Columns): PropertyExpr {
   const ref = typeof expression === 'string' ? parsePropertyExpression(expression) : undefined
   if (!ref) throw badParam(field, `${field} must be event.<eventId>.<propertyId> or user.<propertyId>`)
   const dataType = lookup(ref)
   if (!dataType) throw badParam(field, `${field}: ${String(expression)} is not a known property`)
-  const base = { expression: String(expression), propertyId: ref.propertyId, dataType }
-  if (ref.kind === 'event') {
-    const sql = columns.event.has(ref.propertyId) ? `e.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
-    return { ...base, kind: 'event', eventId: ref.eventId, sql }
-  }
-  if (ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id') return { ...base, kind: 'user', sql: `e.${ref.propertyId}` }
-  const sql = columns.user.has(ref.propertyId) ? `u.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[dataType]}`
-  return { ...base, kind: 'user', sql }
+  const base = { expression: String(expression), propertyId: ref.propertyId, dataType, column: propertyColumn(ref, dataType, columns) }
+  return ref.kind === 'event' ? { ...base, kind: 'event', eventId: ref.eventId } : { ...base, kind: 'user' }
 }

@@ -1,45 +1,49 @@
+import type { ColumnRef, Dialect, SqlParams } from '../../warehouse/dialect'
+import type { TimeUnit } from '../../warehouse/parts/time'
+import type { DataType } from '../schema/types'
 import type { CheckedCondition, CheckedFilter } from './filters'
-import { column, DUCK_TYPES, type DataType } from '../schema/types'
-import type { SqlParams } from '../../warehouse/dialect'
 
 /**
- * Checked filters (expr/filters.ts) to SQL. Event properties are read from the event row `e`,
- * user properties from the profile row `u`; a property the plan knows but no data has filled yet
- * has no column, and reads as NULL of its type.
+ * Checked filters (expr/filters.ts) to SQL, printed by the dialect. Event properties are read from
+ * the event row `e`, user properties from the profile row `u`; a property the plan knows but no
+ * data has filled yet has no column, and reads as NULL of its type.
  */
 export interface Columns {
   event: Set<string>
   user: Set<string>
 }
 
-export function propertySql(ref: CheckedCondition['ref'], type: DataType, columns: Columns): string {
-  if (ref.kind === 'event') return columns.event.has(ref.propertyId) ? `e.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[type]}`
-  if (ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id') return `e.${ref.propertyId}`
-  return columns.user.has(ref.propertyId) ? `u.${column(ref.propertyId)}` : `NULL::${DUCK_TYPES[type]}`
+/** What expressions are printed with: the engine's SQL, the columns that exist, the current local time (SQL). */
+export interface ExprScope {
+  dialect: Dialect
+  columns: Columns
+  nowLocal: string
+}
+
+/** The users' ids are columns of the event row itself; other user properties are profile columns. */
+function onEventRow(ref: CheckedCondition['ref']): boolean {
+  return ref.kind === 'user' && (ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id')
+}
+
+/** The column a property reference reads: the one rule from a property to its place in the warehouse. */
+export function propertyColumn(ref: CheckedCondition['ref'], type: DataType, columns: Columns): ColumnRef {
+  if (ref.kind === 'event') return { table: 'event_vd', row: 'e', column: columns.event.has(ref.propertyId) ? ref.propertyId : null, type }
+  if (onEventRow(ref)) return { table: 'event_vd', row: 'e', column: ref.propertyId, type, base: true }
+  return { table: 'profile_vd', row: 'u', column: columns.user.has(ref.propertyId) ? ref.propertyId : null, type }
 }
 
 /** Whether a filter reads user properties (the query then joins profile_vd as `u`). */
 export function needsProfile(filter: CheckedFilter | undefined): boolean {
-  return !!filter?.conditions.some((c) => c.ref.kind === 'user' && c.ref.propertyId !== 'xwho' && c.ref.propertyId !== 'distinct_id')
-}
-
-const UNIT_SQL: Record<string, string> = { minute: 'MINUTE', hour: 'HOUR', day: 'DAY', week: 'WEEK', month: 'MONTH' }
-
-/** n units as an INTERVAL, n bound. */
-function units(p: SqlParams, n: number, unit: string): string {
-  return `to_${unit}s(CAST(${p.add(n)} AS INTEGER))`
-}
-
-/** "yyyy/MM/dd HH:mm[:ss]" as a local TIMESTAMP. */
-function localTime(p: SqlParams, text: string | number): string {
-  const value = String(text)
-  return `strptime(${p.add(value)}, ${p.add(value.length > 16 ? '%Y/%m/%d %H:%M:%S' : '%Y/%m/%d %H:%M')})`
+  return !!filter?.conditions.some((c) => c.ref.kind === 'user' && !onEventRow(c.ref))
 }
 
 /** One condition as SQL; `nowLocal` is the current local time (a SQL expression). */
-export function conditionSql(c: CheckedCondition, columns: Columns, p: SqlParams, nowLocal: string): string {
-  const col = propertySql(c.ref, c.dataType, columns)
+export function conditionSql(c: CheckedCondition, scope: ExprScope, p: SqlParams): string {
+  const { dialect: d, nowLocal } = scope
+  const col = d.columnOf(propertyColumn(c.ref, c.dataType, scope.columns))
   const values = c.params
+  const units = (n: number, unit: string) => d.interval(p.add(n), unit as TimeUnit)
+  const containsAny = (x: string) => values.map((v) => d.contains(x, p.add(v))).join(' OR ')
   switch (`${c.dataType}:${c.function}`) {
     case 'string:EQ':
     case 'number:EQ':
@@ -48,9 +52,9 @@ export function conditionSql(c: CheckedCondition, columns: Columns, p: SqlParams
     case 'number:NOT_EQ':
       return `(${col} IS NOT NULL AND ${col} NOT IN (${p.list(values)}))`
     case 'string:CONTAIN':
-      return `(${values.map((v) => `contains(${col}, ${p.add(v)})`).join(' OR ')})`
+      return `(${containsAny(col)})`
     case 'string:NOT_CONTAIN':
-      return `(${col} IS NOT NULL AND NOT (${values.map((v) => `contains(${col}, ${p.add(v)})`).join(' OR ')}))`
+      return `(${col} IS NOT NULL AND NOT (${containsAny(col)}))`
     case 'number:GT':
       return `${col} > ${p.add(values[0])}`
     case 'number:GTE':
@@ -66,25 +70,25 @@ export function conditionSql(c: CheckedCondition, columns: Columns, p: SqlParams
     case 'boolean:FALSE':
       return `${col} = false`
     case 'datetime:ABSOLUTE_TIME':
-      return `${col} BETWEEN ${localTime(p, values[0])} AND ${localTime(p, values[1])}`
+      return `${col} BETWEEN ${d.parseStamp(p, String(values[0]))} AND ${d.parseStamp(p, String(values[1]))}`
     case 'datetime:RELATIVE_TIME_OF_CUURENT':
     case 'datetime:RELATIVE_TIME_OF_EVENT': {
       // the event's own time, as a local time of the project (the session time zone)
-      const anchor = c.function === 'RELATIVE_TIME_OF_EVENT' ? 'CAST(e.xwhen AS TIMESTAMP)' : nowLocal
-      const since = `(${anchor} - ${units(p, Number(values[0]), String(values[1]))})`
+      const anchor = c.function === 'RELATIVE_TIME_OF_EVENT' ? d.localTime('e.xwhen') : nowLocal
+      const since = `(${anchor} - ${units(Number(values[0]), String(values[1]))})`
       return values[2] === 'within' ? `(${col} >= ${since} AND ${col} <= ${anchor})` : `${col} < ${since}`
     }
     case 'datetime:RELATIVE_TIME_RANGE_CUURENT': {
       const unit = String(values[2])
-      const start = `date_trunc('${UNIT_SQL[unit].toLowerCase()}', ${nowLocal})`
-      return `(${col} >= ${start} - ${units(p, Number(values[0]), unit)} AND ${col} < ${start} - ${units(p, Number(values[1]) - 1, unit)})`
+      const start = d.periodStart(unit as TimeUnit, nowLocal)
+      return `(${col} >= ${start} - ${units(Number(values[0]), unit)} AND ${col} < ${start} - ${units(Number(values[1]) - 1, unit)})`
     }
     case 'array<string>:EQ':
-      return `list_has_any(${col}, [${p.list(values)}])`
+      return d.hasAny(col, d.list(values.map((v) => p.add(v))))
     case 'array<string>:CONTAIN':
-      return `list_bool_or(list_transform(${col}, x -> ${values.map((v) => `contains(x, ${p.add(v)})`).join(' OR ')}))`
+      return d.some(col, containsAny)
     case 'array<string>:NOT_CONTAIN':
-      return `(${col} IS NOT NULL AND NOT COALESCE(list_bool_or(list_transform(${col}, x -> ${values.map((v) => `contains(x, ${p.add(v)})`).join(' OR ')})), false))`
+      return `(${col} IS NOT NULL AND NOT COALESCE(${d.some(col, containsAny)}, false))`
     default:
       if (c.function === 'NULL') return `${col} IS NULL`
       if (c.function === 'NOT_NULL') return `${col} IS NOT NULL`
@@ -93,8 +97,8 @@ export function conditionSql(c: CheckedCondition, columns: Columns, p: SqlParams
 }
 
 /** A whole filter as SQL (`true` for none). */
-export function filterSql(filter: CheckedFilter | undefined, columns: Columns, p: SqlParams, nowLocal: string): string {
+export function filterSql(filter: CheckedFilter | undefined, scope: ExprScope, p: SqlParams): string {
   if (!filter || filter.conditions.length === 0) return 'true'
-  const parts = filter.conditions.map((c) => `(${conditionSql(c, columns, p, nowLocal)})`)
+  const parts = filter.conditions.map((c) => `(${conditionSql(c, scope, p)})`)
   return `(${parts.join(filter.relation === 'OR' ? ' OR ' : ' AND ')})`
 }

@@ -1,11 +1,10 @@
-import { SqlParams } from '../../warehouse/duckdb/params'
 import { ignoreUnknown } from '../ignored'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
+import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import type { ProjectScope } from '../project/scope'
-import { resolveTags, tagValuesFor } from '../tags/versions'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedUserProperties, shownValue } from './values'
+import { maskedUserProperties, shownValue } from '../schema/shownValues'
 
 /**
  * One user's detail (spec 2.9, 4.6): a flat object of user property ids to values (null when
@@ -47,8 +46,8 @@ export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: U
   const masked = maskedUserProperties(ctx.meta, scope.appKey)
   const { user, profile } = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     const query = queryOn(conn)
-    const user = await findUser(query, key)
-    const p = new SqlParams()
+    const user = await findUser(query, ctx.dialect, key)
+    const p = ctx.dialect.params()
     // every profile column: the few that were asked for are picked below, a missing one is null
     // (SELECT * EXCLUDE fails on a profile table without property columns)
     const rows = await query(`SELECT * FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)

@@ -5,7 +5,7 @@ import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
 import { sequenceFields, sequenceRow, sequenceSql, type SequenceFields } from './sequenceQuery'
 import { findUser, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from './values'
+import { maskedEventProperties } from '../schema/shownValues'
 
 export interface SequenceRow {
   eventId: string
@@ -49,10 +49,10 @@ const sequenceModule: AnalysisModule<SequenceRequest, { rows: SequenceRow[] }> =
   },
 
   async run(env, req) {
-    const user = await findUser((sql, p) => env.query(sql, p), req.user)
+    const user = await findUser((sql, p) => env.query(sql, p), env.dialect, req.user)
     const p = env.params()
-    const time = (xwhen: string) => `strftime(${xwhen}, '%Y/%m/%d %H:%M:%S')`
-    const rows = await env.query(sequenceSql(user.distinctId, req, env.columns, p, env.nowLocal, time, req.limit), p)
+    const time = (xwhen: string) => env.dialect.formatSlashed(xwhen)
+    const rows = await env.query(sequenceSql(user.distinctId, req, env, p, time, req.limit), p)
     return {
       rows: rows.map((r) => {
         const row = sequenceRow(r, req.masked)

@@ -1,7 +1,6 @@
 import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
 import type { Columns } from '../expr/filterSql'
-import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../project/scope'
@@ -12,7 +11,7 @@ import { stamp } from '../sql/render'
 import { streamRows } from '../streaming'
 import { sequenceFields, sequenceRow, sequenceSql } from './sequenceQuery'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from './values'
+import { maskedEventProperties } from '../schema/shownValues'
 
 const FIELDS = ['fromDate', 'toDate', 'events', 'useCache', 'format']
 
@@ -44,16 +43,16 @@ export async function* exportSequence(
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let sql: string
   let properties: string[]
-  const p = new SqlParams()
+  const p = ctx.dialect.params()
   try {
-    const found = await findUser(queryOn(session.conn), user)
+    const found = await findUser(queryOn(session.conn), ctx.dialect, user)
     const columns: Columns = {
       event: new Set((await propertyColumns(session.conn, 'event_vd')).keys()),
       user: new Set((await propertyColumns(session.conn, 'profile_vd')).keys()),
     }
-    const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
+    const nowLocal = ctx.dialect.localNow(currentTime())
     properties = [...columns.event]
-    sql = sequenceSql(found.distinctId, fields, columns, p, nowLocal, format === 'csv' ? stamp : (xwhen) => `epoch_ms(${xwhen})`)
+    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? stamp : (xwhen) => ctx.dialect.epochMillis(xwhen))
   } catch (err) {
     session.close()
     throw err

@@ -1,12 +1,12 @@
 import { dsOf } from '../time/calendar'
 import { eventSql, resolveEvent, type EventRef } from '../expr/eventRefs'
-import { needsProfile, type Columns } from '../expr/filterSql'
+import { needsProfile, type ExprScope } from '../expr/filterSql'
 import { dateRange } from '../analysis/request'
 import type { SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import type { PropertyLookup } from '../schema/lookup'
 import type { MetaDb } from '../../store/meta'
-import { shownValue } from './values'
+import { shownValue } from '../schema/shownValues'
 
 /**
  * The behaviour sequence of one user (spec 2.9, 4.6), shared by the sequence and its export:
@@ -53,20 +53,19 @@ export function sequenceFields(body: Record<string, unknown>, meta: MetaDb, appK
 export function sequenceSql(
   distinctId: number,
   fields: SequenceFields,
-  columns: Columns,
+  scope: ExprScope,
   p: SqlParams,
-  nowLocal: string,
   time: (xwhen: string) => string,
   limit?: number,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
-  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, columns, p, nowLocal)).join(' OR ')})` : 'true'
-  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", e.* EXCLUDE (distinct_id, xwho, xwhat, xwhen, ds)
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
+  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds'])}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
       AND e.ds BETWEEN ${p.add(dsOf(fields.fromDate))} AND ${p.add(dsOf(fields.toDate))}
       AND ${match}
-    ORDER BY e.xwhen DESC, e.xwhat, e.rowid DESC
+    ORDER BY e.xwhen DESC, e.xwhat, ${scope.dialect.storedOrder('e')} DESC
     ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`
 }
 

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
-import { SqlParams } from '../../warehouse/duckdb/params'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import { USERS } from '../ingest/identity'
 
@@ -45,14 +45,14 @@ export function withoutUserKey(body: Record<string, unknown>): Record<string, un
 }
 
 /** The user a key names; unknown: 400 naming `xwho` or `distinctId`. */
-export async function findUser(query: Query, key: UserKey): Promise<KnownUser> {
+export async function findUser(query: Query, dialect: Dialect, key: UserKey): Promise<KnownUser> {
   const field = 'xwho' in key ? 'xwho' : 'distinctId'
   const value = 'xwho' in key ? key.xwho : key.distinctId
   const unknown = () => badParam(field, `${field}: no user ${value} in this project`)
   // user_ids appears with the first load; before it no user is known
-  const ready = await query("SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'user_ids'", new SqlParams())
+  const ready = await query(dialect.tableCount('user_ids'), dialect.params())
   if (Number(ready[0]?.n ?? 0) === 0) throw unknown()
-  const p = new SqlParams()
+  const p = dialect.params()
   // any id of a user merged by $alias finds it; the user is named by its login id
   const where = 'xwho' in key ? `distinct_id = (SELECT distinct_id FROM user_ids WHERE xwho = ${p.add(key.xwho)} LIMIT 1)` : `distinct_id = ${p.add(key.distinctId)}`
   const rows = await query(`SELECT xwho, distinct_id FROM ${USERS} u WHERE ${where}`, p)

@@ -1,9 +1,9 @@
 import type { MetaDb } from '../../store/meta'
-import { currentTime } from '../time/clock'
-import { localStamp } from '../time/stamp'
-import { checkOwner, creatorName } from '../cohorts/store'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
+import { checkOwner, creatorName } from '../platform/owners'
+import { currentTime } from '../time/clock'
+import { localStamp } from '../time/stamp'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
 

@@ -1,8 +1,9 @@
 import type { MetaDb } from '../../store/meta'
-import { localStamp } from '../time/stamp'
-import { creatorName, NAME_MAX } from '../cohorts/store'
 import type { Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
+import { creatorName } from '../platform/owners'
+import { NAME_MAX, type TagRow, type TagStatus } from '../userSets/records'
+import { localStamp } from '../time/stamp'
 import type { ProjectScope } from '../project/scope'
 
 /**
@@ -11,24 +12,6 @@ import type { ProjectScope } from '../project/scope'
  * first rule content they match) or from a file (xwho, value). Each computation adds a numbered
  * version (1, 2, ...): a snapshot kept in the warehouse table `tag_<code>`. Codes are `t` + id.
  */
-
-export type TagStatus = 'calculating' | 'success' | 'failed'
-
-export interface TagRow {
-  id: number
-  app_key: string
-  code: string
-  name: string
-  source: 'rule' | 'file'
-  rules: string | null
-  status: TagStatus
-  fail_reason: string | null
-  run: number
-  created_by: number | null
-  created_user: string
-  create_time: number
-  update_time: number
-}
 
 export interface TagVersionView {
   version: number

@@ -1,20 +1,21 @@
 import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
-import { localStamp } from '../time/stamp'
-import { validateContent } from '../cohorts/rules'
-import { checkOwner } from '../cohorts/store'
-import { readColumns, type SheetFile } from '../cohorts/sheet'
+import { validateContent } from '../userSets/rules'
+import { readColumns, type SheetFile } from '../userSets/sheet'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
+import { checkOwner } from '../platform/owners'
+import { localStamp } from '../time/stamp'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
-import { materialiseTag, newTagRun, startTagComputation, type TagRule } from './compute'
-import { checkTagName, existingTag, insertTag, tagView, type TagRow, type TagView } from './store'
-import { tagTable } from './versions'
+import { materialiseTag, newTagRun, startTagComputation, type TagRule } from '../userSets/tagCompute'
+import { checkTagName, existingTag, insertTag, tagView, type TagView } from './store'
+import type { TagRow } from '../userSets/records'
+import { tagTable } from '../userSets/tagVersions'
 
-/** Tags (a UBA Desk definition; see tags/store.ts): create from rules or a file, list, recalculate, delete. */
+/** Tags (a UBA Desk definition; see tags/store.ts and userSets/records.ts): create from rules or a file, list, recalculate, delete. */
 
 export const TAG_LIMITS = { rules: 50, value: 200 } as const
 

@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart'
 import type { FastifyInstance } from 'fastify'
-import { MAX_FILE_BYTES } from '../../domain/cohorts/sheet'
+import { MAX_FILE_BYTES } from '../../domain/userSets/sheet'
 import type { DomainContext } from '../../domain/context'
 import { createFileTag, createTag, deleteTag, listTags, recalculateTag, type NewTag } from '../../domain/tags/tags'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'

@@ -1,4 +1,4 @@
-import { MASKED_VALUE } from '../../domain/people/values'
+import { MASKED_VALUE } from '../../domain/schema/shownValues'
 import { exportFormatField } from './sql'
 
 /** Request and response schemas of the single-user endpoints (spec 4.6). */

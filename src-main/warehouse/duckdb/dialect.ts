@@ -2,9 +2,13 @@ import type { Dialect } from '../dialect'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { names } from './parts/names'
+import { numbers } from './parts/numbers'
+import { query } from './parts/query'
 import { sample } from './parts/sample'
+import { text } from './parts/text'
 import { time } from './parts/time'
 import { users } from './parts/users'
+import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...customSql }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql }

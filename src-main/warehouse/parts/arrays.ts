@@ -1,7 +1,5 @@
-/** Lists (array<string> properties) and text search. */
+/** Lists (array<string> properties). */
 export interface ArraysPart {
-  /** Whether text `text` contains `part` (SQL). */
-  contains(text: string, part: string): string
   /** A list literal of SQL items. */
   list(items: string[]): string
   /** A bound list of numbers (one placeholder) as a list of doubles. */

@@ -12,6 +12,8 @@ export interface NamesPart {
   cast(expr: string, type: SqlType): string
   /** NULL of a type. */
   nullOf(type: SqlType): string
+  /** A one-row record of columns, each field named as the column: `{distinct_id, xwho}` of a row. */
+  record(columns: string[]): string
   /** A column of a row, or NULL of its type when it has no column. */
   columnOf(ref: ColumnRef): string
 }

@@ -11,9 +11,11 @@ export interface UsersPart {
   bitmapIn(id: string, max: string): string
   /** The number of set bits of a bitmap (its users). */
   bitmapCount(bitmap: string): string
+  /** The users in both bitmaps. */
+  bitmapAnd(a: string, b: string): string
   /** The union of bitmaps of a group (an aggregate). */
   bitmapUnion(bitmap: string): string
-  /** The number of distinct users of rows where `where` holds, by bitmap (0 when none). */
+  /** The number of distinct users of rows where `where` holds, by bitmap (0 when none, as distinctCount). */
   bitmapUsers(id: string, where: string): string
   /** One row's value: the engine's statistics of a column of a table (for estimates). */
   columnStats(column: string, table: string): string

@@ -1,7 +1,7 @@
 import { badParam } from '../../errors'
 import { ignoreUnknown } from '../../ignored'
 import { numeric, textual, word } from '../../lenient'
-import { day } from '../request'
+import { day } from '../../time/days'
 import type { AnalysisEnv, AnalysisModule } from '../runner'
 import type { SqlParams } from '../../../warehouse/dialect'
 

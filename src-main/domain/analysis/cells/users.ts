@@ -6,6 +6,7 @@ import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type 
 import { badParam } from '../../errors'
 import { USERS } from '../../ingest/identity'
 import { numeric } from '../../lenient'
+import type { Dialect } from '../../../warehouse/dialect'
 import type { ProjectScope } from '../../project/scope'
 import { csvLines, exportFormat } from '../../sql/csv'
 import { jsonLines, jsonValue, streamRows } from '../../streaming'
@@ -43,11 +44,11 @@ export const MAX_PAGE_SIZE = 10_000
  * named as everywhere (ingest/identity.ts USERS); user_ids and user_aliases come with the first
  * load, so a project without them names nobody.
  */
-async function membersOf(conn: DuckDBConnection): Promise<string> {
+async function membersOf(conn: DuckDBConnection, d: Dialect): Promise<string> {
   const reader = await conn.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
   const tables = new Set(reader.getRows().map((r) => String(r[0])))
   const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
-  if (!users) return '(SELECT distinct_id, CAST(NULL AS VARCHAR) AS xwho FROM cell_ids)'
+  if (!users) return `(SELECT distinct_id, ${d.cast('NULL', 'string')} AS xwho FROM cell_ids)`
   return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
 }
 
@@ -66,9 +67,9 @@ async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: strin
   const cell = cellOf(body, module.fields)
   await conn.run('BEGIN TRANSACTION')
   const found = await module.select(env, request, cell)
-  await conn.run('CREATE OR REPLACE TEMP TABLE cell_ids (distinct_id BIGINT)')
+  await conn.run(ctx.dialect.tempTable('cell_ids', [['distinct_id', 'bigint']]))
   if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values as never)
-  else if (found.ids.length > 0) await conn.run('INSERT INTO cell_ids SELECT unnest($1::DOUBLE[])', [listValue(found.ids)])
+  else if (found.ids.length > 0) await conn.run(ctx.dialect.insertNumbers('cell_ids'), [listValue(found.ids)])
 }
 
 /** fillCell, then `work`; nothing is written, so the transaction is rolled back. */
@@ -94,7 +95,7 @@ function pageOf(body: Record<string, unknown>): { page: number; pageSize: number
 }
 
 async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, body: Record<string, unknown>): Promise<OutColumn[]> {
-  return outColumns(propertyColumnsOf(ctx.meta, scope.appKey, body.properties, await existingColumns(conn)), [])
+  return outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), [])
 }
 
 export interface CellUsersPage {
@@ -112,7 +113,7 @@ export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysi
     return withCell(ctx, scope, analysis, body, conn, async () => {
       const count = Number((await conn.runAndReadAll('SELECT count(*) FROM cell_ids')).getRows()[0][0])
       const p = ctx.dialect.params()
-      const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
+      const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn, ctx.dialect), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
       const users = rows.map((r) => shape(r, columns))
       return { count, page, pageSize, size: users.length, users }
     })
@@ -128,7 +129,7 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
   try {
     columns = await columnsOf(ctx, scope, session.conn, body)
     await fillCell(ctx, scope, analysis, body, session.conn)
-    members = await membersOf(session.conn)
+    members = await membersOf(session.conn, ctx.dialect)
   } catch (err) {
     session.close()
     throw err
@@ -157,7 +158,7 @@ export async function saveCellCohort(ctx: DomainContext, scope: ProjectScope, an
   const name = checkName(body.name)
   const values = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
     withCell(ctx, scope, analysis, body, conn, async () => {
-      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${await membersOf(conn)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
+      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${await membersOf(conn, ctx.dialect)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
       return rows.map((r) => String(r[0]))
     }),
   )

@@ -2,7 +2,6 @@ import type { ArraysPart } from '../../parts/arrays'
 
 /** DuckDB lists; a lambda's parameter is `x`. */
 export const arrays: ArraysPart = {
-  contains: (text, part) => `contains(${text}, ${part})`,
   list: (items) => `[${items.join(', ')}]`,
   numberList: (placeholder) => `${placeholder}::DOUBLE[]`,
   hasAny: (list, items) => `list_has_any(${list}, ${items})`,

@@ -8,6 +8,7 @@ export const users: UsersPart = {
   bitmapOf: (id, where) => filtered(`bitstring_agg(${id})`, where),
   bitmapIn: (id, max) => `bitstring_agg(CAST(${id} AS INTEGER), 0, ${max})`,
   bitmapCount: (bitmap) => `bit_count(${bitmap})`,
+  bitmapAnd: (a, b) => `${a} & ${b}`,
   bitmapUnion: (bitmap) => `bit_or(${bitmap})`,
   bitmapUsers: (id, where) => `COALESCE(bit_count(bitstring_agg(${id}) FILTER (WHERE ${where})), 0)`,
   columnStats: (column, table) => `(SELECT stats(${column}) FROM ${table} LIMIT 1)`,

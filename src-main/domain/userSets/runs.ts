@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
-import { SqlParams } from '../../warehouse/duckdb/params'
+import type { SqlParams } from '../../warehouse/dialect'
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
 import type { ProjectScope } from '../project/scope'
@@ -71,7 +71,7 @@ export async function materialiseRun<Row extends ComputedRow, Out>(ctx: DomainCo
         const table = kind.warehouseTable(row.code)
         const clash = dimensionNameClash(ctx.meta, appKey, table)
         if (clash) throw new AppError(400, 400, clash)
-        const p = new SqlParams()
+        const p = ctx.dialect.params()
         let matched: number | undefined
         let select: string
         if (row.source === 'file') ({ select, matched } = await kind.fileSelect(ctx, conn, row))

@@ -1,26 +1,26 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import { columnsOf } from './cohortCompute'
+import { hasUsers, loadValues } from './fileMatch'
+import { contentSql, usersFrom } from './ruleSql'
+import { validateContent } from './rules'
+import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from './runs'
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
-import { SqlParams } from '../../warehouse/duckdb/params'
-import { columnsOf, nowLocalSql } from '../cohorts/compute'
-import { hasUsers, loadValues } from '../cohorts/fileMatch'
-import { contentSql, usersFrom } from '../cohorts/ruleSql'
-import { validateContent } from '../cohorts/rules'
-import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from '../cohorts/runs'
 import type { DomainContext } from '../context'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 import type { ProjectScope } from '../project/scope'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
-import type { TagRow } from './store'
-import { tagTable } from './versions'
+import type { TagRow } from './records'
+import { tagTable } from './tagVersions'
 
 /**
  * Computing a tag adds its next version to `tag_<code>` (version INTEGER, distinct_id BIGINT,
  * value VARCHAR), in one transaction inside the project's write lock; earlier versions stay. Runs
- * and failures work as for cohorts (cohorts/runs.ts).
+ * and failures work as for cohorts (runs.ts).
  */
 
 export interface TagRule {
@@ -35,7 +35,10 @@ export interface TagOutcome {
   matched?: number
 }
 
-const NO_VALUES = 'SELECT CAST(NULL AS BIGINT) AS distinct_id, CAST(NULL AS VARCHAR) AS value WHERE false'
+/** An empty select of the right shape, for a project without users. */
+function noValues(dialect: Dialect): string {
+  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS value WHERE false`
+}
 
 /** Users with the value of the first rule they match; the contents are checked against today's plan. */
 async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
@@ -43,8 +46,8 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const rules = JSON.parse(row.rules ?? '[]') as TagRule[]
   const checked = rules.map((r, i) => validateContent(r.content, `rules[${i}].content`, env))
-  if (!(await hasUsers(conn))) return NO_VALUES
-  const sqlEnv = { columns, nowLocal: nowLocalSql(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
+  if (!(await hasUsers(conn, ctx.dialect))) return noValues(ctx.dialect)
+  const sqlEnv = { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
   const parts = checked.map((c, i) => contentSql(c, `t${i}`, sqlEnv, p))
   const ctes = parts.flatMap((part) => part.ctes)
   const cases = parts.map((part, i) => `WHEN ${part.condition} THEN ${p.add(rules[i].value)}`).join(' ')
@@ -58,15 +61,16 @@ async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
   const rows = ctx.meta.prepare('SELECT xwho, value FROM tag_file_values WHERE tag_id = ?').all(row.id) as { xwho: string; value: string }[]
   await loadValues(
     conn,
+    ctx.dialect,
     'file_values',
     rows.map((r) => r.xwho),
     rows.map((r) => r.value),
   )
-  if (!(await hasUsers(conn))) return { select: NO_VALUES, matched: 0 }
+  if (!(await hasUsers(conn, ctx.dialect))) return { select: noValues(ctx.dialect), matched: 0 }
   const matched = Number((await conn.runAndReadAll('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)')).getRows()[0][0])
   // a user merged by $alias may be listed by several of its ids: the value of its login id wins, else the first id's
   return {
-    select: `SELECT e.distinct_id, arg_min(f.label, (e.xwho IN (SELECT original_id FROM user_aliases), e.xwho)) AS value
+    select: `SELECT e.distinct_id, ${ctx.dialect.firstBy('f.label', ['e.xwho IN (SELECT original_id FROM user_aliases)', 'e.xwho'])} AS value
       FROM user_ids e JOIN file_values f ON f.value = e.xwho GROUP BY e.distinct_id`,
     matched,
   }
@@ -99,12 +103,15 @@ const TAGS: Computation<TagRow, TagOutcome> = {
   async store(ctx, conn, { row, run, now, table, select, p, matched }) {
     const id = row.id
     const version = (ctx.meta.prepare('SELECT COALESCE(max(version), 0) + 1 FROM tag_versions WHERE tag_id = ?').pluck().get(id) as number) ?? 1
+    const d = ctx.dialect
     const userNumber = await inTransaction(conn, async () => {
-      await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER NOT NULL, distinct_id BIGINT NOT NULL, value VARCHAR)`)
+      await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version ${d.typeName('integer')} NOT NULL, distinct_id ${d.typeName('bigint')} NOT NULL, value ${d.typeName('string')})`)
       // a version left by a run whose metadata write never happened is replaced
-      await conn.run(`DELETE FROM ${table} WHERE version >= $1`, [version])
+      const older = d.params()
+      await conn.run(`DELETE FROM ${table} WHERE version >= ${older.add(version)}`, older.values as never)
       await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values as never)
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = $1`, [version])).getRows()[0][0])
+      const counted = d.params()
+      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = ${counted.add(version)}`, counted.values as never)).getRows()[0][0])
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
       await testPause('before-commit', `tag ${id}`)

@@ -83,9 +83,10 @@ export async function tagValuesFor(
   if (picks.length === 0 || distinctIds.length === 0) return out
   await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     for (const pick of picks) {
+      const p = ctx.dialect.params()
       const reader = await conn.runAndReadAll(
-        `SELECT distinct_id, value FROM ${pick.table} WHERE version = $1 AND distinct_id IN (SELECT unnest($2::BIGINT[]))`,
-        [pick.version, `[${distinctIds.filter(Number.isSafeInteger).join(',')}]`],
+        `SELECT distinct_id, value FROM ${pick.table} WHERE version = ${p.add(pick.version)} AND ${ctx.dialect.inIds('distinct_id', distinctIds.filter(Number.isSafeInteger), p)}`,
+        p.values as never,
       )
       for (const [id, value] of reader.getRows()) {
         const user = out.get(Number(id))

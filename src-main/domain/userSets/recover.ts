@@ -1,8 +1,8 @@
 import type { DomainContext } from '../context'
 import { forgetOutcomes, readOutcomes } from '../outcomes'
+import { recordTagVersion, tagRunKey, type SealedTagRun } from './tagCompute'
+import { cohortRunKey, type SealedCohortRun } from './cohortCompute'
 import { dataChanged } from '../project/dataVersion'
-import { recordTagVersion, tagRunKey, type SealedTagRun } from '../tags/compute'
-import { cohortRunKey, type SealedCohortRun } from './compute'
 
 /**
  * At start-up, before interrupted computations resume: a cohort or tag run whose members

@@ -1,19 +1,20 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { MetaDb } from '../../store/meta'
+import type { SqlParams } from '../../warehouse/dialect'
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
-import { SqlParams } from '../../warehouse/duckdb/params'
 import type { DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
-import { fileMembersSql, hasUsers, loadValues, matchedValues, NO_MEMBERS, userPropertySql } from './fileMatch'
+import { fileMembersSql, hasUsers, loadValues, matchedValues, noMembers, userPropertySql } from './fileMatch'
 import { membersSql } from './ruleSql'
 import { validateContent } from './rules'
 import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Computation } from './runs'
-import { membersTable, type CohortRow } from './store'
+import { membersTable } from './membership'
+import type { CohortRow } from './records'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 
@@ -37,11 +38,6 @@ export interface SealedCohortRun {
 
 export const cohortRunKey = (id: number, run: number): string => `cohort:${id}:${run}`
 
-/** SQL for "now" as a local TIMESTAMP of the session's time zone (as the analyses write it). */
-export function nowLocalSql(now: number): string {
-  return `CAST(to_timestamp(${now / 1000}) AS TIMESTAMP)`
-}
-
 /** The property columns the warehouse holds today, for checking stored rule contents. */
 export async function columnsOf(conn: DuckDBConnection): Promise<{ event: Set<string>; user: Set<string> }> {
   return { event: new Set((await propertyColumns(conn, 'event_vd')).keys()), user: new Set((await propertyColumns(conn, 'profile_vd')).keys()) }
@@ -52,18 +48,18 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: Cohor
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const content = validateContent(JSON.parse(row.content ?? 'null'), 'content', env)
-  if (!(await hasUsers(conn))) return NO_MEMBERS
-  return membersSql(content, { columns, nowLocal: nowLocalSql(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
+  if (!(await hasUsers(conn, ctx.dialect))) return noMembers(ctx.dialect)
+  return membersSql(content, { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
 }
 
 /** The members select of a file cohort, after loading its values; also counts the matched values. */
 async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: CohortRow): Promise<{ select: string; matched: number }> {
   const values = ctx.meta.prepare('SELECT value FROM cohort_file_values WHERE cohort_id = ?').pluck().all(row.id) as string[]
-  await loadValues(conn, 'file_values', values)
-  const property = userPropertySql(row.file_property ?? 'xwho', await columnsOf(conn))
-  const users = await hasUsers(conn)
+  await loadValues(conn, ctx.dialect, 'file_values', values)
+  const property = userPropertySql(ctx.dialect, row.file_property ?? 'xwho', await columnsOf(conn))
+  const users = await hasUsers(conn, ctx.dialect)
   const matched = await matchedValues(conn, property, users)
-  return { select: property && users ? fileMembersSql(property) : NO_MEMBERS, matched }
+  return { select: property && users ? fileMembersSql(property) : noMembers(ctx.dialect), matched }
 }
 
 const COHORTS: Computation<CohortRow, Outcome> = {
@@ -75,7 +71,9 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   ruleSelect,
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const userNumber = await inTransaction(conn, async () => {
-      await conn.run(`CREATE OR REPLACE TABLE ${table} AS SELECT CAST(distinct_id AS BIGINT) AS distinct_id, CAST(xwho AS VARCHAR) AS xwho FROM (${select}) ORDER BY distinct_id`, p.values as never)
+      const d = ctx.dialect
+      const members = `SELECT ${d.cast('distinct_id', 'bigint')} AS distinct_id, ${d.cast('xwho', 'string')} AS xwho FROM (${select}) ORDER BY distinct_id`
+      await conn.run(d.replaceTable(table, members), p.values as never)
       const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0])
       // the run's outcome commits with its members: a crash before the status below is settled at start-up
       await sealOutcome(conn, cohortRunKey(row.id, run), { userNumber: n, now } satisfies SealedCohortRun)

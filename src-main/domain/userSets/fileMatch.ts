@@ -1,7 +1,7 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Dialect } from '../../warehouse/dialect'
 import type { Columns } from '../expr/filterSql'
 import { USERS } from '../ingest/identity'
-import { column } from '../schema/types'
 
 /**
  * Matching uploaded values against users (file cohorts and file tags): the values go to a temp
@@ -9,32 +9,31 @@ import { column } from '../schema/types'
  */
 
 /** Whether the project has users yet: `user_ids` appears with the first load. */
-export async function hasUsers(conn: DuckDBConnection): Promise<boolean> {
-  const reader = await conn.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'user_ids'")
+export async function hasUsers(conn: DuckDBConnection, dialect: Dialect): Promise<boolean> {
+  const reader = await conn.runAndReadAll(dialect.tableCount('user_ids'))
   return Number(reader.getRows()[0][0]) > 0
 }
 
 /** An empty members select of the right shape, for a project without users. */
-export const NO_MEMBERS = 'SELECT CAST(NULL AS BIGINT) AS distinct_id, CAST(NULL AS VARCHAR) AS xwho WHERE false'
+export function noMembers(dialect: Dialect): string {
+  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS xwho WHERE false`
+}
 
 /** Loads `values` into the temp table `name` (column `value`, and `label` when labels are given). */
-export async function loadValues(conn: DuckDBConnection, name: string, values: string[], labels?: string[]): Promise<void> {
+export async function loadValues(conn: DuckDBConnection, dialect: Dialect, name: string, values: string[], labels?: string[]): Promise<void> {
   if (!/^[a-z_]+$/.test(name)) throw new Error(`not a temp table name: ${name}`)
-  if (labels) {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, [listValue(values), listValue(labels)])
-  } else {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, [listValue(values)])
-  }
+  const load = dialect.valuesTable(name, values, labels)
+  await conn.run(load.sql, load.values as never)
 }
 
 /**
  * The SQL of a string user property over `user_ids e` / `profile_vd u`, and whether the profile is
  * needed; null when the property has no column yet (no user can match).
  */
-export function userPropertySql(propertyId: string, columns: Columns): { sql: string; profile: boolean } | null {
+export function userPropertySql(dialect: Dialect, propertyId: string, columns: Columns): { sql: string; profile: boolean } | null {
   if (propertyId === 'xwho') return { sql: 'e.xwho', profile: false }
   if (!columns.user.has(propertyId)) return null
-  return { sql: `u.${column(propertyId)}`, profile: true }
+  return { sql: `u.${dialect.ident(propertyId)}`, profile: true }
 }
 
 /**

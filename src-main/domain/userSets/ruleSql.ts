@@ -1,7 +1,7 @@
 import { addDays, dsOf } from '../time/calendar'
 import { eventSql } from '../expr/eventRefs'
 import { conditionSql, filterSql, needsProfile, type Columns } from '../expr/filterSql'
-import type { SqlParams } from '../../warehouse/dialect'
+import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { USERS } from '../ingest/identity'
 import type { CheckedContent, EventRule, EventWindow, Rule } from './rules'
 
@@ -16,6 +16,7 @@ import type { CheckedContent, EventRule, EventWindow, Rule } from './rules'
  */
 
 export interface RuleEnvSql {
+  dialect: Dialect
   columns: Columns
   /** The current local time of the project, as SQL (relative-time operators). */
   nowLocal: string
@@ -65,14 +66,14 @@ function countSql(rule: EventRule, col: string, p: SqlParams): string {
 function eventCte(rule: EventRule, name: string, env: RuleEnvSql, p: SqlParams): string {
   const [from, to] = windowDays(rule.window, env.today)
   const profile = needsProfile(rule.filter) || rule.event.members.some((m) => needsProfile(m.filter))
-  const measure = rule.property ? `count(DISTINCT ${rule.property.sql})` : 'count(*)'
+  const measure = rule.property ? `count(DISTINCT ${env.dialect.columnOf(rule.property.column)})` : 'count(*)'
   return `${name} AS (
       SELECT e.distinct_id, ${measure} AS n
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       WHERE e.ds BETWEEN ${p.add(dsOf(from))} AND ${p.add(dsOf(to))}
-        AND ${eventSql(rule.event, env.columns, p, env.nowLocal)}
-        AND ${filterSql(rule.filter, env.columns, p, env.nowLocal)}
+        AND ${eventSql(rule.event, env, p)}
+        AND ${filterSql(rule.filter, env, p)}
       GROUP BY e.distinct_id)`
 }
 
@@ -88,7 +89,7 @@ export function contentSql(content: CheckedContent, prefix: string, env: RuleEnv
   const ruleSql = (rule: Rule, g: number, r: number): string => {
     if (rule.type === 'user') {
       profile ||= needsProfile({ conditions: [rule.condition], relation: 'AND' })
-      return `COALESCE(${conditionSql(rule.condition, env.columns, p, env.nowLocal)}, false)`
+      return `COALESCE(${conditionSql(rule.condition, env, p)}, false)`
     }
     const name = `${prefix}_g${g}_r${r}`
     ctes.push(eventCte(rule, name, env, p))

@@ -1,0 +1,50 @@
+/**
+ * The metadata records of the computed sets of users (migration 4): cohorts (members) and tags
+ * (a value per user, in numbered versions). Their operations live in cohorts/ and tags/; what
+ * computes them, here in userSets/.
+ */
+
+/** The longest name of a cohort or a tag. */
+export const NAME_MAX = 100
+
+export type CohortStatus = 'calculating' | 'success' | 'failed'
+export type CohortSource = 'rule' | 'file'
+
+export interface CohortRow {
+  id: number
+  app_key: string
+  code: string
+  name: string
+  dynamic: 0 | 1
+  source: CohortSource
+  content: string | null
+  file_property: string | null
+  status: CohortStatus
+  fail_reason: string | null
+  run: number
+  user_number: number | null
+  calculated_time: number | null
+  attempt_time: number | null
+  created_by: number | null
+  created_user: string
+  create_time: number
+  update_time: number
+}
+
+export type TagStatus = 'calculating' | 'success' | 'failed'
+
+export interface TagRow {
+  id: number
+  app_key: string
+  code: string
+  name: string
+  source: 'rule' | 'file'
+  rules: string | null
+  status: TagStatus
+  fail_reason: string | null
+  run: number
+  created_by: number | null
+  created_user: string
+  create_time: number
+  update_time: number
+}

@@ -1,0 +1,19 @@
+import { listValue } from '@duckdb/node-api'
+import type { UserSetsPart } from '../../parts/userSets'
+
+/** Texts are bound as one list each and unnested; ids as the text of a BIGINT list. */
+export const userSets: UserSetsPart = {
+  tableCount: (table) => `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'main' AND table_name = '${table}'`,
+  valuesTable(name, values, labels) {
+    if (labels) {
+      return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, values: [listValue(values), listValue(labels)] }
+    }
+    return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, values: [listValue(values)] }
+  },
+  replaceTable: (table, select) => `CREATE OR REPLACE TABLE ${table} AS ${select}`,
+  firstBy: (value, keys) => `arg_min(${value}, (${keys.join(', ')}))`,
+  inIds: (id, ids, p) => `${id} IN (SELECT unnest(${p.add(`[${ids.join(',')}]`)}::BIGINT[]))`,
+  formatSlashed: (local) => `strftime(${local}, '%Y/%m/%d %H:%M:%S')`,
+  epochMillis: (instant) => `epoch_ms(${instant})`,
+  storedOrder: (row) => `${row}.rowid`,
+}

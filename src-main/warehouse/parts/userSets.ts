@@ -1,0 +1,27 @@
+import type { SqlParams } from '../dialect'
+
+/**
+ * Sets of users (cohorts, tags) and single users (people): the statements their tables and
+ * exports need beyond plain SELECTs.
+ */
+export interface UserSetsPart {
+  /** A query of one row, column `n`: how many tables of the project's database are named `table` (0 or 1). */
+  tableCount(table: string): string
+  /**
+   * The statement that fills temp table `name` from texts, with its bound values: column `value`
+   * (each text once) or, with labels, `value` and `label` side by side.
+   */
+  valuesTable(name: string, values: string[], labels?: string[]): { sql: string; values: unknown[] }
+  /** Replaces table `table` (or creates it) with the rows of `select`. */
+  replaceTable(table: string, select: string): string
+  /** Aggregate: the `value` of the row whose `keys` (compared in order) are smallest. */
+  firstBy(value: string, keys: string[]): string
+  /** Whether `id` is one of the user ids `ids` (bound in `p`). */
+  inIds(id: string, ids: number[], p: SqlParams): string
+  /** A local timestamp as text yyyy/MM/dd HH:mm:ss (a user's behaviour sequence). */
+  formatSlashed(local: string): string
+  /** Milliseconds since the epoch of an instant, as a number. */
+  epochMillis(instant: string): string
+  /** The order in which the rows of a table were stored (a later row sorts after). */
+  storedOrder(row: string): string
+}

@@ -1,0 +1,119 @@
+import type { BoundValue, Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
+
+/**
+ * A second Dialect, for tests only: it prints a ClickHouse-flavoured SQL (named placeholders
+ * `{p1:Dynamic}`, backquoted identifiers, -If aggregate combinators, arrayMap...). It never runs:
+ * it shows that the analyses' query builders write every engine piece through the Dialect.
+ */
+class NamedParams implements SqlParams {
+  readonly values: BoundValue[] = []
+
+  add(value: BoundValue): string {
+    this.values.push(value)
+    return `{p${this.values.length}:Dynamic}`
+  }
+
+  list(values: (string | number)[]): string {
+    return values.map((v) => this.add(v)).join(', ')
+  }
+}
+
+const TYPES: Record<SqlType, string> = {
+  string: 'String',
+  number: 'Float64',
+  boolean: 'Bool',
+  datetime: 'DateTime64(3)',
+  'array<string>': 'Array(String)',
+  integer: 'Int32',
+  bigint: 'Int64',
+  date: 'Date',
+  instant: "DateTime64(3, 'UTC')",
+}
+
+const ifWhere = (agg: string, args: string, where?: string) => (where === undefined ? `${agg}(${args})` : `${agg}If(${args}, ${where})`)
+const ident = (id: string) => `\`${id}\``
+
+export const printingDialect: Dialect = {
+  params: () => new NamedParams(),
+  ident,
+  typeName: (type) => TYPES[type],
+  cast: (expr, type) => `CAST(${expr}, '${TYPES[type]}')`,
+  nullOf: (type) => `CAST(NULL, 'Nullable(${TYPES[type]})')`,
+  record: (columns) => `tuple(${columns.join(', ')})`,
+  columnOf: (ref) => (ref.column === null ? `CAST(NULL, 'Nullable(${TYPES[ref.type]})')` : `${ref.row}.${ref.base ? ref.column : ident(ref.column)}`),
+
+  localNow: (ms) => `toDateTime64(${ms / 1000}, 3)`,
+  localTime: (instant) => `toTimeZone(${instant}, tz())`,
+  periodStart: (unit, local) => `toStartOfInterval(${local}, INTERVAL 1 ${unit})`,
+  diff: (unit, from, to) => `dateDiff('${unit}', ${from}, ${to})`,
+  interval: (n, unit) => `toInterval${unit[0].toUpperCase()}${unit.slice(1)}(${n})`,
+  dayNumber: (date) => `toYYYYMMDD(${date})`,
+  formatStamp: (local) => `formatDateTime(${local}, '%F %T')`,
+  parseStamp: (p, text) => `parseDateTime(${p.add(text)}, ${p.add(text.length > 16 ? '%Y/%m/%d %H:%i:%s' : '%Y/%m/%d %H:%i')})`,
+  days: (from, to) => `(SELECT arrayJoin(arrayMap(i -> ${from} + i, range(dateDiff('day', ${from}, ${to})))) AS d)`,
+  epochMicros: (instant) => `toUnixTimestamp64Micro(${instant})`,
+
+  distinctCount: (expr, where) => ifWhere('uniqExact', expr, where),
+  bitmapOf: (id, where) => ifWhere('groupBitmapState', id, where),
+  bitmapIn: (id, max) => `groupBitmapState(toUInt32(${id} + 0 * ${max}))`,
+  bitmapCount: (bitmap) => `bitmapCardinality(${bitmap})`,
+  bitmapAnd: (a, b) => `bitmapAnd(${a}, ${b})`,
+  bitmapUnion: (bitmap) => `groupBitmapMergeState(${bitmap})`,
+  bitmapUsers: (id, where) => `groupBitmapIf(${id}, ${where})`,
+  columnStats: (column, table) => `(SELECT uniq(${column}) FROM ${table})`,
+  approxDistinct: (stats) => (typeof stats === 'number' ? stats : null),
+  threads: () => `getSetting('max_threads')`,
+
+  userSample: (factor, id) => (factor >= 1 ? 'true' : `cityHash64(${id}) % 10000 < ${Math.round(factor * 10000)}`),
+  tableSample: (percent) => (percent < 100 ? ` SAMPLE ${percent / 100}` : ''),
+
+  list: (items) => `array(${items.join(', ')})`,
+  numberList: (placeholder) => `CAST(${placeholder}, 'Array(Float64)')`,
+  hasAny: (list, items) => `hasAny(${list}, ${items})`,
+  some: (list, test) => `arrayExists(x -> ${test('x')}, ${list})`,
+  map: (list, map) => `arrayMap(x -> ${map('x')}, ${list})`,
+  orNullElement: (list) => `if(notEmpty(${list}), ${list}, [NULL])`,
+  distinctElements: (list) => `arrayDistinct(${list})`,
+  length: (list) => `length(${list})`,
+  unnest: (list) => `arrayJoin(${list})`,
+  collectDistinct: (expr, where) => `groupUniqArrayIf(${expr}, ${where})`,
+  concatLists: (expr, where) => `arrayFlatten(groupArrayIf(${expr}, ${where}))`,
+
+  contains: (text, part) => `position(${text}, ${part}) > 0`,
+  endsWith: (text, part) => `endsWith(${text}, ${part})`,
+  asText: (value, type) => (type === 'datetime' ? `formatDateTime(${value}, '%F %T')` : `toString(${value})`),
+
+  intDiv: (a, b) => `intDiv(${a}, ${b})`,
+  bitOr: (values) => values.map((v) => `toUInt64(${v})`).reduce((a, b) => `bitOr(${a}, ${b})`),
+  bitAnd: (a, b) => `bitAnd(${a}, ${b})`,
+  shiftLeft: (a, n) => `bitShiftLeft(${a}, ${n})`,
+  shiftRight: (a, n) => `bitShiftRight(${a}, ${n})`,
+  bitOrAgg: (a) => `groupBitOr(${a})`,
+  series: (from, to) => `range(${from}, ${to})`,
+  seriesTable: (from, to, name, column) => `(SELECT number AS ${column} FROM numbers(${from}, ${to} - ${from})) ${name}`,
+  quantile: (v, q) => `quantileExact(${q})(${v})`,
+  every: (condition) => `min(${condition})`,
+
+  anyValue: (expr) => `any(${expr})`,
+  groupByAll: () => 'GROUP BY ALL',
+  allColumnsBut: (row, except) => `${row}.* EXCEPT (${except.join(', ')})`,
+  tempTableAs: (name, select) => `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS ${select}`,
+  tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
+  insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
+
+  tableCount: (table) => `SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`,
+  valuesTable: (name, values, labels) =>
+    labels
+      ? { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT v.1 AS value, v.2 AS label FROM (SELECT arrayJoin(arrayZip({p1:Array(String)}, {p2:Array(String)})) AS v)`, values: [values, labels] }
+      : { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT DISTINCT arrayJoin({p1:Array(String)}) AS value`, values: [values] },
+  replaceTable: (table, select) => `CREATE OR REPLACE TABLE ${table} ENGINE = MergeTree ORDER BY tuple() AS ${select}`,
+  firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
+  inIds: (id, ids, p) => `has(CAST(${p.add(`[${ids.join(',')}]`)}, 'Array(Int64)'), ${id})`,
+  formatSlashed: (local) => `formatDateTime(${local}, '%Y/%m/%d %T')`,
+  epochMillis: (instant) => `toUnixTimestamp64Milli(${instant})`,
+  storedOrder: (row) => `${row}._part_offset`,
+  // custom SQL is checked by the engine that runs it; a dialect that only prints has nothing to check with
+  customSqlTables: () => Promise.reject(new Error('the printing dialect runs no SQL')),
+  checkCustomSqlText: () => Promise.reject(new Error('the printing dialect runs no SQL')),
+  prepareCustomSql: () => Promise.reject(new Error('the printing dialect runs no SQL')),
+}
