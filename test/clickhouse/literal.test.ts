@@ -56,7 +56,7 @@ describe('ClickHouse literals (18.16 has no server-side query parameters)', () =
     expect(toTsv(NaN)).toBe('nan')
     expect(toTsv(new Date(1_700_000_000_000))).toBe('1700000000')
     expect(() => toTsv(new Date(1_700_000_000_123))).toThrow(/milliseconds/)
-    expect(toTsv(["a'b", 'c\td'])).toBe("[\\'a\\\\\\'b\\', \\'c\\\\td\\']")
+    expect(toTsv(["a'b", 'c\td'])).toBe("['a\\'b', 'c\\td']")
   })
 
   it('a DateTime wall time is read in its zone', () => {

@@ -21,6 +21,7 @@ export interface TestClickHouse {
   url: string
   ports: { http: number; tcp: number; interserver: number }
   dir: string
+  pid: number
   /** Milliseconds from spawn to the first `Ok.` from /ping. */
   startupMs: number
   stop(): Promise<void>
@@ -70,6 +71,8 @@ function configXml(dir: string, ports: TestClickHouse['ports']): string {
   <mark_cache_size>67108864</mark_cache_size>
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <max_concurrent_queries>32</max_concurrent_queries>
+  <!-- the server waits for idle keep-alive connections when it stops: short, so a stop takes ~1-2 s, not ~8 s -->
+  <keep_alive_timeout>2</keep_alive_timeout>
 </yandex>
 `
 }
@@ -157,7 +160,7 @@ async function startOnce(timeoutMs: number): Promise<TestClickHouse> {
     await stop()
     throw new Error(`${(e as Error).message}\n${detail}`)
   }
-  return { url, ports, dir, startupMs: Date.now() - started, stop }
+  return { url, ports, dir, pid: child.pid!, startupMs: Date.now() - started, stop }
 }
 
 /**

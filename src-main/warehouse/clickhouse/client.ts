@@ -274,7 +274,7 @@ async function readTsv(res: Response, queryId: string, zone: string, emit: (piec
         const fields = line.split('\t')
         if (!columns) {
           header.push(fields)
-          if (header.length === 2) columns = header[0].map((name, i) => ({ name: unescapeTsv(name), type: header[1][i] }))
+          if (header.length === 2) columns = header[0].map((name, i) => ({ name: unescapeTsv(name), type: unescapeTsv(header[1][i]) }))
           continue
         }
         if (fields.length !== columns.length) throw new ClickHouseError(0, `unreadable row: ${line.slice(0, 200)}`, queryId)

@@ -49,8 +49,10 @@ export function unescapeTsv(text: string): string {
 export function fromTsv(field: string, type: string, serverZone: string): Value {
   const nullable = unwrap(type, 'Nullable')
   if (nullable) return field === '\\N' ? null : fromTsv(field, nullable, serverZone)
-  const text = unescapeTsv(field)
-  return fromText(text, type, serverZone)
+  // an array is written as its literal (strings quoted and escaped inside), not TSV-escaped again
+  const element = unwrap(type, 'Array')
+  if (element) return parseArray(field, element, serverZone)
+  return fromText(unescapeTsv(field), type, serverZone)
 }
 
 function fromText(text: string, type: string, serverZone: string): Value {
@@ -149,6 +151,8 @@ export function toTsv(value: Literal | Date): string {
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf'
   if (typeof value === 'string' && LONE_SURROGATE.test(value)) throw new RangeError('text contains a lone UTF-16 surrogate and cannot be sent as UTF-8')
+  // an array goes as its literal: 18.16 parses it from the field as is (its strings are escaped already)
+  if (Array.isArray(value)) return literal(value)
   const text = typeof value === 'string' ? value : literal(value)
   return text.replace(TSV_NEEDS_ESCAPE, (c) => TSV_ESCAPE[c])
 }
