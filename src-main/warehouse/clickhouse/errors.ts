@@ -65,7 +65,7 @@ export class EngineUnavailableError extends Error {
   }
 }
 
-const CODE = /Code: (\d+)[,.] (?:e\.displayText\(\) = )?DB::Exception: /g
+const CODE = /Code: (\d+)[,.] (?:e\.code\(\) = -?\d+, )?(?:e\.displayText\(\) = )?(?:DB::)?Exception: /g
 
 /**
  * Reads `Code: NNN` from an error body (`tail` false: the first one, as the message may quote the
