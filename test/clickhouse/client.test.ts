@@ -110,6 +110,14 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse HTTP client against a real c
     expect(streamed).toEqual([expected])
   })
 
+  it('nan and infinities: null in JSON (18.16 writes them so), exact when streamed', async () => {
+    const sql = 'SELECT nan, inf, -inf'
+    expect((await admin.query(sql)).rows).toEqual([[null, null, null]])
+    const streamed = []
+    for await (const piece of admin.stream(sql)) streamed.push(...piece.rows)
+    expect(streamed).toEqual([[NaN, Infinity, -Infinity]])
+  })
+
   it('bound strings reach the server byte for byte', async () => {
     const texts = ["'", "\\'", "\\", "\\\\'", '\0', "a'); DROP TABLE x; --", '日本 😀 é', '\u0001\u007f', "'||'", '\r\n\t']
     for (const text of texts) {
@@ -193,6 +201,16 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse HTTP client against a real c
     expect(kinds).toEqual([[164, 'read-only'], [164, 'read-only'], [164, 'read-only']])
     const settings = (await failure(reader.query('SELECT 1', { settings: { max_threads: 1 } }))) as ClickHouseError
     expect([settings.code, settings.kind]).toEqual([164, 'read-only'])
+    // a reader stops its own query (custom SQL cancel) but not another user's
+    const own = failure(reader.query('SELECT count() FROM system.numbers WHERE number = 0', { queryId: 'reader-own' }))
+    await running(admin, 'reader-own')
+    expect(await reader.kill('reader-own')).toBe(true)
+    expect((await own as ClickHouseError).code).toBe(394)
+    const others = failure(admin.query(LONG, { queryId: 'admin-own' }))
+    await running(admin, 'admin-own')
+    expect(((await failure(reader.kill('admin-own'))) as ClickHouseError).code).toBe(164)
+    await admin.kill('admin-own')
+    expect((await others as ClickHouseError).code).toBe(394)
     const lenient = new ClickHouseClient({ url: ch.url, ...SETTINGS_READER })
     expect((await lenient.query('SELECT count() FROM numbers(3)', { settings: { max_threads: 1 } })).rows).toEqual([[3n]])
   })

@@ -14,7 +14,7 @@ export interface Probe {
   code?: number
 }
 
-const funnel = (rows: string, time = 't') => `SELECT windowFunnel(10)(${time}, e = 1, e = 2) FROM (${rows})`
+const funnel = (rows: string, time = 't', window = 10) => `SELECT windowFunnel(${window})(${time}, e = 1, e = 2) FROM (${rows})`
 const twoEvents = (type: string, a: string, b: string) => `SELECT to${type}(${a}) AS t, 1 AS e UNION ALL SELECT to${type}(${b}), 2`
 const EV = ["CREATE TABLE ev (xwho String, x UInt32) ENGINE = MergeTree ORDER BY xwho", "INSERT INTO ev VALUES ('a', 0), ('a', 1), ('b', 2)"]
 
@@ -30,7 +30,8 @@ export const PROBES: Probe[] = [
   { name: 'windowFunnel on Date', sql: funnel(twoEvents('Date', "'2024-01-01'", "'2024-01-05'")), code: 43 },
   { name: 'windowFunnel on UInt32 just below 2^31', sql: funnel(twoEvents('UInt32', '2147483000', '2147483005')), rows: '2' },
   { name: 'windowFunnel on UInt32 above 2^31 (wrong, silently)', sql: funnel(twoEvents('UInt32', '2147483650', '2147483655')), rows: '0' },
-  { name: 'windowFunnel on epoch ms cast to UInt32 (wrong, silently)', sql: funnel(twoEvents('UInt64', '1700000000000', '1700000005000'), 'toUInt32(t)'), rows: '0' },
+  { name: 'windowFunnel on epoch ms cast to UInt32, 5 s apart in a 10 s window (wrong, silently)', sql: funnel(twoEvents('UInt64', '1700000000000', '1700000005000'), 'toUInt32(t)', 10_000), rows: '0' },
+  { name: 'windowFunnel on epoch ms minus the range start, as UInt32', sql: funnel(twoEvents('UInt64', '1700000000000', '1700000005000'), 'toUInt32(t - 1699999000000)', 10_000), rows: '2' },
   { name: 'windowFunnel on DateTime after 2038 (wrong, silently)', sql: funnel(twoEvents('UInt32', '3000000000', '3000000005'), 'toDateTime(t)'), rows: '0' },
   { name: 'retention', sql: "SELECT retention(d = '2024-01-01', d = '2024-01-02', d = '2024-01-04') FROM (SELECT toDate('2024-01-01') AS d UNION ALL SELECT toDate('2024-01-04'))", rows: '[1,0,1]' },
   { name: 'uniqExact', sql: 'SELECT uniqExact(number % 1000), uniqExact(toString(number % 7)) FROM numbers(100000)', rows: '1000\t7' },
