@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -179,6 +180,30 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse HTTP client against a real c
     expect(e).toBeInstanceOf(EngineUnavailableError)
     expect(e.reason).toBe('ECONNREFUSED')
     expect(await failure(gone.ping())).toBeInstanceOf(EngineUnavailableError)
+  })
+
+  it('a server that accepts but never answers ends as a timeout; one that is not ClickHouse fails the ping', async () => {
+    const silent = createServer(() => undefined)
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r))
+    const web = createHttpServer((_, res) => res.writeHead(404).end('not here'))
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r))
+    try {
+      const mute = new ClickHouseClient({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` })
+      const started = Date.now()
+      const e = (await failure(mute.query('SELECT 1', { timeoutMs: 200 }))) as ClickHouseError
+      expect([e.code, e.kind]).toEqual([159, 'timeout'])
+      expect(Date.now() - started).toBeLessThan(15_000)
+      const other = new ClickHouseClient({ url: `http://127.0.0.1:${(web.address() as AddressInfo).port}` })
+      expect(await failure(other.ping())).toBeInstanceOf(EngineUnavailableError)
+      expect(await failure(other.query('SELECT 1'))).toBeInstanceOf(EngineUnavailableError)
+    } finally {
+      silent.close()
+      web.close()
+    }
+  })
+
+  it('a statement without a result reads as no columns and no rows', async () => {
+    expect(await admin.query('CREATE TABLE IF NOT EXISTS default.nothing (x UInt8) ENGINE = Memory')).toEqual({ columns: [], rows: [] })
   })
 
   it('credentials travel in headers and never show in errors or in the client', async () => {

@@ -67,6 +67,7 @@ export class ClickHouseClient {
   /** Runs a statement that returns rows and reads them all (JSONCompact). */
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
     const { text, queryId } = await this.#send(bindIf(sql, options.params), 'JSONCompact', options, async (res) => res.text())
+    if (text === '') return { columns: [], rows: [] } // a statement without a result
     let parsed: { meta: Column[]; data: unknown[][] }
     try {
       parsed = JSON.parse(text)
@@ -170,13 +171,20 @@ export class ClickHouseClient {
 
   /** Asks the server to stop a query; true when a query with that id was running. */
   async kill(queryId: string): Promise<boolean> {
-    const { text } = await this.#send(`KILL QUERY WHERE query_id = ${quoteString(queryId)}`, 'TabSeparated', {}, async (res) => res.text())
+    const { text } = await this.#send(`KILL QUERY WHERE query_id = ${quoteString(queryId)}`, 'TabSeparated', { answerWithinMs: KILL_GRACE_MS }, async (res) => res.text())
     return text.trim() !== ''
   }
 
   /** Resolves when the server answers /ping; EngineUnavailableError otherwise. */
   async ping(): Promise<void> {
-    await this.#fetch(`${this.url}/ping`, { signal: AbortSignal.timeout(5_000) })
+    let res: Response
+    try {
+      res = await this.#fetch(`${this.url}/ping`, { signal: AbortSignal.timeout(5_000) })
+    } catch (e) {
+      if (e instanceof EngineUnavailableError) throw e
+      throw new EngineUnavailableError(this.url, 'no answer to /ping within 5 s')
+    }
+    if (!res.ok || !(await res.text()).startsWith('Ok')) throw new EngineUnavailableError(this.url, `/ping answered HTTP ${res.status}, not ClickHouse's Ok.`)
   }
 
   /** The zone DateTime columns without their own are shown in. */
@@ -196,7 +204,7 @@ export class ClickHouseClient {
     }
   }
 
-  async #send<T>(sql: string | null, format: string, options: QueryOptions & { insert?: { sql: string; body: ReadableStream<Uint8Array> } }, read: (res: Response, queryId: string) => Promise<T>): Promise<{ text: T; queryId: string }> {
+  async #send<T>(sql: string | null, format: string, options: QueryOptions & { insert?: { sql: string; body: ReadableStream<Uint8Array> }; answerWithinMs?: number }, read: (res: Response, queryId: string) => Promise<T>): Promise<{ text: T; queryId: string }> {
     const queryId = options.queryId ?? randomUUID()
     const search = new URLSearchParams({ query_id: queryId, default_format: format })
     if (this.database) search.set('database', this.database)
@@ -208,6 +216,7 @@ export class ClickHouseClient {
     const headers: Record<string, string> = {}
     if (this.user !== undefined) headers['X-ClickHouse-User'] = this.user
     if (this.#password) headers['X-ClickHouse-Key'] = this.#password
+    if (options.signal?.aborted) throw new ClickHouseError(394, 'Query was cancelled before it started', queryId)
     const hardStop = new AbortController()
     let timedOut = false
     let killing: Promise<unknown> | undefined
@@ -216,7 +225,8 @@ export class ClickHouseClient {
       setTimeout(() => hardStop.abort(), KILL_GRACE_MS).unref()
     }
     const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), stop()), options.timeoutMs) : undefined
-    if (options.signal?.aborted) throw new ClickHouseError(394, 'Query was cancelled before it started', queryId)
+    // a bounded request (KILL QUERY itself) is dropped when the server does not answer in time
+    const deadline = options.answerWithinMs ? setTimeout(() => hardStop.abort(), options.answerWithinMs) : undefined
     options.signal?.addEventListener('abort', stop, { once: true })
     try {
       const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers, body: options.insert?.body ?? sql ?? '', signal: hardStop.signal }
@@ -231,10 +241,14 @@ export class ClickHouseClient {
       if (timedOut && (e instanceof ClickHouseError ? e.code === 394 : hardStop.signal.aborted)) {
         throw new ClickHouseError(159, `Timeout exceeded: the query ran longer than ${options.timeoutMs} ms and was killed`, queryId)
       }
-      if (hardStop.signal.aborted && !(e instanceof ClickHouseError)) throw new ClickHouseError(394, 'Query was cancelled (the server did not answer after KILL QUERY)', queryId)
+      if (hardStop.signal.aborted && !(e instanceof ClickHouseError)) {
+        if (options.answerWithinMs) throw new EngineUnavailableError(this.url, `no answer within ${options.answerWithinMs} ms`)
+        throw new ClickHouseError(394, 'Query was cancelled (the server did not answer after KILL QUERY)', queryId)
+      }
       throw e
     } finally {
       clearTimeout(timer)
+      clearTimeout(deadline)
       options.signal?.removeEventListener('abort', stop)
       await killing
     }
