@@ -29,9 +29,13 @@ export interface TestClickHouse {
 
 let warned = false
 
-/** True when the server binary exists; otherwise says so once, loudly (CI installs it, so there it always runs). */
+/**
+ * True when the server binary exists; otherwise says so once, loudly. CI (.ci/run sets
+ * UBA_REQUIRE_CLICKHOUSE=1) installs it, so there a missing binary fails instead of skipping.
+ */
 export function clickhouseAvailable(): boolean {
   if (existsSync(CLICKHOUSE_SERVER)) return true
+  if (process.env.UBA_REQUIRE_CLICKHOUSE === '1') throw new Error(`${CLICKHOUSE_SERVER} is absent but UBA_REQUIRE_CLICKHOUSE=1: the ClickHouse tests must run here`)
   if (!warned) {
     warned = true
     console.warn(`\n*** ClickHouse tests SKIPPED: ${CLICKHOUSE_SERVER} is absent (apt-get install clickhouse-server, or set UBA_CLICKHOUSE_SERVER) ***\n`)
