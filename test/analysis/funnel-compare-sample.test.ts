@@ -19,7 +19,7 @@ interface Row {
   previous: { stepsDetail: { convertedUser: (number | null)[] }[]; medianConvertedTime: { median: (number | null)[] }[] }
 }
 
-async function analyze(body: Record<string, unknown>): Promise<{ rows: Row[]; dateList: string[]; compare?: { fromDate: string; toDate: string } }> {
+async function analyze(body: Record<string, unknown>): Promise<{ rows: Row[]; dateList: string[]; compare?: { fromDate: string; toDate: string }; timeToConvert?: { buckets: { users: number }[] } }> {
   const res = await s.call('POST', '/uba/api/funnels/analyze', { headers: s.project, body: { crowds: ['$ALL'], steps, convertTime: 2, convertTimeUnit: 'DAY', useCache: false, ...body } })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body
@@ -40,6 +40,7 @@ const options: [string, Record<string, unknown>][] = [
   ['an exclusion of another product viewed', { exclusions: [{ expression: 'event.view_product' }] }],
   ['strict order', { order: 'STRICT' }],
   ['any order, steps reversed', { order: 'ANY', steps: [...steps].reverse() }],
+  ['time to convert', { timeToConvert: true }],
 ]
 
 describe('a funnel compared in one pass equals the same funnel over the earlier range', () => {
@@ -63,6 +64,8 @@ describe('a funnel compared in one pass equals the same funnel over the earlier 
         // the answer itself is the funnel without compare
         const alone = await analyze({ ...range, ...option })
         expect(answer.rows.map(({ previous: _, ...r }) => r)).toEqual(alone.rows)
+        // the histogram is the answer's range only
+        expect(answer.timeToConvert).toEqual(alone.timeToConvert)
       })
     }
   }
