@@ -44,7 +44,7 @@ export { STEP_BITS, stepsOf } from './funnelRows'
 export interface FunnelPathsOptions {
   steps: number
   windowMicros: number
-  /** The column of each entry day (column 0 is $ALL), at [its ds - fromDate's ds + 1] (0: not a day of the range); with `compared`, its slot. */
+  /** The column of each entry day (column 0 is $ALL), at [its dayIndex - fromDate's + 1] (funnelSql.ts; 0: not a day of the range); with `compared`, its slot. */
   columnOfDay: Int32Array
   /**
    * With compare, both ranges in one pass (funnelEntries.ts): columnOfDay gives each entry day of

@@ -10,7 +10,8 @@ import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from './eventRefs'
 import { numericSetting } from '../platform/settings'
 import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
-import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { dayIndex, funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { MAX_SLOTS } from './funnelRows'
 import { cohortCheck } from '../cohorts/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
@@ -197,7 +198,11 @@ function lastRead(toDate: string, windowSeconds: number): string {
  * a second pass.
  */
 function oneRead(req: FunnelRequest, cmp: ComparedRange): boolean {
-  return addDays(lastRead(cmp.toDate, req.windowSeconds), 1) >= req.fromDate && addDays(lastRead(req.toDate, req.windowSeconds), 1) >= cmp.fromDate
+  const meet = addDays(lastRead(cmp.toDate, req.windowSeconds), 1) >= req.fromDate && addDays(lastRead(req.toDate, req.windowSeconds), 1) >= cmp.fromDate
+  // the entry days of both must fit md's day field and its slots (funnelRows.ts)
+  const from = dsOf(cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate)
+  const to = dsOf(cmp.toDate > req.toDate ? cmp.toDate : req.toDate)
+  return meet && dayIndex(to) - dayIndex(from) + 1 < MAX_SLOTS
 }
 
 /**
@@ -207,11 +212,11 @@ function oneRead(req: FunnelRequest, cmp: ComparedRange): boolean {
  */
 export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount'], earlier?: EarlierRange): Promise<FunnelPaths> {
   if (earlier) req = { ...req, fromDate: earlier.fromDate < req.fromDate ? earlier.fromDate : req.fromDate, toDate: earlier.toDate > req.toDate ? earlier.toDate : req.toDate }
-  const fromDs = dsOf(req.fromDate)
-  const columnOfDay = new Int32Array(dsOf(req.toDate) - fromDs + 2)
+  const first = dayIndex(dsOf(req.fromDate))
+  const columnOfDay = new Int32Array(dayIndex(dsOf(req.toDate)) - first + 2)
   // with an earlier range each entry day of either is a slot, in time order (funnelEntries.ts)
   const slots = earlier ? [...new Set([...earlier.days, ...days])].sort() : days
-  slots.forEach((d, i) => (columnOfDay[dsOf(d) - fromDs + 1] = i + 1))
+  slots.forEach((d, i) => (columnOfDay[dayIndex(dsOf(d)) - first + 1] = i + 1))
   const compared = earlier && {
     first: Int32Array.from([0, ...slots.map((d) => days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : i + 1)),
     second: Int32Array.from([0, ...slots.map((d) => earlier.days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : days.length + 2 + i)),
