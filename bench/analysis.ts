@@ -113,7 +113,7 @@ export async function benchAnalysis(): Promise<void> {
       { label: 'user attributes, user count', target: 200, run: post('/uba/api/userAttributes/analyze', { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, false) },
     ]
     const timings = new Map<string, number>()
-    // BENCH_CASES=funnel runs the cases whose label holds that text
+    // BENCH_CASES=funnel runs the cases whose label holds that text (here, in the options' pairs and the values)
     const only = process.env.BENCH_CASES
     // BENCH_FUNNEL_OPTIONS=only: the funnel options' ratios alone (the cases above take minutes on a loaded machine)
     const chosen = process.env.BENCH_FUNNEL_OPTIONS === 'only' ? [] : cases
@@ -136,7 +136,7 @@ export async function benchAnalysis(): Promise<void> {
       console.log(`${c.label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= ${c.target} ms)${ratio}`)
     }
     // values to pick from in a filter: a sample of about 100k rows of the 10M (target 200 ms)
-    for (const [label, query] of [['values of event.view.$platform', 'expression=event.view.$platform'], ['values of $Anything price, search 4', 'expression=event.$Anything.price&search=4']]) {
+    for (const [label, query] of [['values of event.view.$platform', 'expression=event.view.$platform'], ['values of $Anything price, search 4', 'expression=event.$Anything.price&search=4']].filter(([l]) => !only || l.includes(only))) {
       let read = 0
       const ms = await median3(async () => {
         const res = await fetch(`${app.url}/uba/api/meta/propertyValues?${query}`, { headers: project })
@@ -145,7 +145,7 @@ export async function benchAnalysis(): Promise<void> {
       })
       console.log(`${label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= 200 ms)   reads about ${Math.round(read).toLocaleString('en')} of ${EVENTS.toLocaleString('en')} rows`)
     }
-    await benchEventOptions(post)
+    await benchEventOptions(post, only)
     // each funnel option next to the same funnel without it, measured back to back (the machine's load
     // varies over a run: the ratio of neighbours is the figure; issue 20 asks for at most 1.5)
     const funnel = { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }
@@ -155,7 +155,7 @@ export async function benchAnalysis(): Promise<void> {
       ['order ANY', { order: 'ANY' }],
       ['time to convert', { timeToConvert: true }],
     ]
-    for (const [label, option] of options) {
+    for (const [label, option] of options.filter(([l]) => !only || `funnel + ${l}`.includes(only))) {
       const plain = await median3(post('/uba/api/funnels/analyze', funnel))
       const ms = await median3(post('/uba/api/funnels/analyze', { ...funnel, ...option }))
       console.log(`funnel + ${label.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms, without it ${plain.toFixed(0)} ms, ratio ${(ms / plain).toFixed(2)} (target <= 1.5)`)

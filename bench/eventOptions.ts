@@ -23,7 +23,7 @@ async function measure(run: () => Promise<void>): Promise<{ wall: number; cpu: n
 
 const LAST30 = { fromDate: '2024-03-31', toDate: '2024-04-29' }
 
-export async function benchEventOptions(post: Post): Promise<void> {
+export async function benchEventOptions(post: Post, only?: string): Promise<void> {
   const measures = [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }, { expression: 'event.pay', aggregator: 'TRIGGER_USER_COUNT' }]
   const events = { measures, byFields: [{ expression: 'event.view.$platform' }], ...LAST30 }
   const funnel = { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY', ...LAST30 }
@@ -33,7 +33,7 @@ export async function benchEventOptions(post: Post): Promise<void> {
     { label: 'events, formula + compare', path: '/uba/api/events/analyze', plain: events, with: { ...events, formula: 'A/B', compare: 'previous' } },
     { label: 'funnel, compare previous', path: '/uba/api/funnels/analyze', plain: funnel, with: { ...funnel, compare: 'previous' } },
   ]
-  for (const pair of pairs) {
+  for (const pair of pairs.filter((p) => !only || p.label.includes(only))) {
     const without = await measure(post(pair.path, pair.plain))
     const withIt = await measure(post(pair.path, pair.with))
     console.log(

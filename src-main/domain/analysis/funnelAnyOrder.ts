@@ -1,15 +1,14 @@
+import type { CountPath, DeepestPaths } from './funnelEntries'
 import { STEP_BITS, stepsOf } from './funnelRows'
 
 /** Room for following one user's paths in any order: by step, the path's events and the next match. */
 export interface AnyOrderPaths {
   path: Int32Array
-  dayPath: Int32Array
-  allPath: Int32Array
   next: Int32Array
 }
 
 export function anyOrderPaths(steps: number): AnyOrderPaths {
-  return { path: new Int32Array(steps), dayPath: new Int32Array(steps), allPath: new Int32Array(steps), next: new Int32Array(steps) }
+  return { path: new Int32Array(steps), next: new Int32Array(steps) }
 }
 
 /**
@@ -18,20 +17,18 @@ export function anyOrderPaths(steps: number): AnyOrderPaths {
  * matching step k (one pointer per step, moving forward only); the path reaches step k when steps
  * 0..k all have one inside the window. Only an anchor on its own path counts (another anchor
  * starts the same path at its first event), the earliest among equals. `count` gets the deepest
- * path of each entry day, then of the range (column 0), as the ordered walk gives them.
+ * path of each entry day, then of the range (funnelEntries.ts), as the ordered walk gives them.
  */
-export function walkAnyOrder(e: Float64Array, a: number, b: number, windowMicros: number, room: AnyOrderPaths, count: (column: number, path: Int32Array, depth: number) => void): void {
-  const { path, dayPath, allPath, next } = room
+export function walkAnyOrder(e: Float64Array, a: number, b: number, windowMicros: number, room: AnyOrderPaths, deepest: DeepestPaths, count: CountPath): void {
+  const { path, next } = room
   const s = path.length
   next.fill(a - 1)
-  let dayColumn = -1
-  let dayDepth = 0
-  let allDepth = 0
+  deepest.begin()
   for (let i = a; i < b; i++) {
     const md = e[2 * i + 1]
     if (stepsOf(md) === 0) continue
-    const column = md >>> STEP_BITS
-    if (column === 0) continue
+    const slot = md >>> STEP_BITS
+    if (slot === 0) continue
     const end = e[2 * i] + windowMicros
     let depth = 0
     let anchored = false
@@ -49,22 +46,7 @@ export function walkAnyOrder(e: Float64Array, a: number, b: number, windowMicros
       depth++
     }
     if (!anchored) continue
-    if (column !== dayColumn) {
-      if (dayColumn > 0) count(dayColumn, dayPath, dayDepth)
-      dayColumn = column
-      dayDepth = 0
-    }
-    if (depth > dayDepth) {
-      dayDepth = depth
-      for (let k = 0; k < depth; k++) dayPath[k] = path[k]
-    }
-    if (depth > allDepth) {
-      allDepth = depth
-      for (let k = 0; k < depth; k++) allPath[k] = path[k]
-    }
+    deepest.entry(slot, path, depth, count)
   }
-  if (dayColumn > 0) {
-    count(dayColumn, dayPath, dayDepth)
-    count(0, allPath, allDepth)
-  }
+  deepest.end(count)
 }

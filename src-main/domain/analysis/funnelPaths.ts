@@ -5,6 +5,7 @@ import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
 import { anyOrderPaths, walkAnyOrder } from './funnelAnyOrder'
+import { answerOnly, DeepestPaths, type CountPath, type EntryColumns } from './funnelEntries'
 import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf, withoutSteps } from './funnelRows'
 
 export { STEP_BITS, stepsOf } from './funnelRows'
@@ -24,7 +25,8 @@ export { STEP_BITS, stepsOf } from './funnelRows'
  *    window end the path.
  * 4. Per user and entry day, and per user over the range (column 0): the deepest path, the first
  *    entry among equals, counted at its depth under the total and under its label(s), with its
- *    step-to-step times kept for the medians (the middle two averaged).
+ *    step-to-step times kept for the medians (the middle two averaged). With compare, the
+ *    compared range in the same pass: its columns follow the answer's (funnelEntries.ts).
  * 5. Holding the breakdown value constant (byStepIndex -1): the total as above; then for each value
  *    the user's events carry, the same over only the events that carry it (each step of a path in
  *    the value's row has that value).
@@ -42,8 +44,13 @@ export { STEP_BITS, stepsOf } from './funnelRows'
 export interface FunnelPathsOptions {
   steps: number
   windowMicros: number
-  /** The column of each entry day (column 0 is $ALL), at [its ds - fromDate's ds + 1] (0: not a day of the range). */
+  /** The column of each entry day (column 0 is $ALL), at [its dayIndex - fromDate's + 1] (funnelSql.ts; 0: not a day of the range); with `compared`, its slot. */
   columnOfDay: Int32Array
+  /**
+   * With compare, both ranges in one pass (funnelEntries.ts): columnOfDay gives each entry day of
+   * either range its slot, and this where a slot's entries count. Without it slot = column.
+   */
+  compared?: EntryColumns
   /**
    * With a breakdown: the step whose row labels the path (a path that stops before it is unknown),
    * or HOLD_CONSTANT: every row carries its label and a value's paths use only its events.
@@ -59,7 +66,7 @@ export interface FunnelPathsOptions {
   order?: FunnelOrder
   /** The spans any exclusion stops (bit k: between steps k and k+1); 0 or omitted: none. */
   excludedSpans?: number
-  /** The histogram of the counted paths' times over the range (total row), from one step to a later one. */
+  /** The histogram of the counted paths' times over the range (total row, column 0), from one step to a later one. */
   timeToConvert?: { fromStep: number; toStep: number; buckets: number[] } | null
 }
 
@@ -96,9 +103,12 @@ export class FunnelPaths {
   private sub = new Float64Array(0)
   /** The events of the path being followed, by step (indexes into the part's events). */
   private readonly path: Int32Array
-  /** The deepest path of the current day, and of the range. */
-  private readonly dayPath: Int32Array
-  private readonly allPath: Int32Array
+  /** The deepest paths of the user's entry days and ranges. */
+  private readonly deepest: DeepestPaths
+  /** Counts a path of the events being walked (`walking`) under `into` (count()). */
+  private readonly countPath: CountPath
+  private walking: Float64Array<ArrayBufferLike> = new Float64Array(0)
+  private into: number[] | null = null
   /** The distinct_id of the user being followed, for onCount. */
   private user = 0
   private readonly stepOrder: FunnelOrder
@@ -114,8 +124,8 @@ export class FunnelPaths {
   constructor(private readonly o: FunnelPathsOptions) {
     this.s = o.steps
     this.path = new Int32Array(o.steps)
-    this.dayPath = new Int32Array(o.steps)
-    this.allPath = new Int32Array(o.steps)
+    this.deepest = new DeepestPaths(o.steps, o.compared ?? answerOnly(o.columnOfDay.reduce((n, c) => Math.max(n, c), 0) + 1))
+    this.countPath = (column, path, depth) => this.count(this.walking, column, path, depth, this.into)
     this.stepOrder = o.order ?? 'ORDERED'
     this.strict = this.stepOrder === 'STRICT'
     this.spans = o.excludedSpans ?? 0
@@ -246,24 +256,25 @@ export class FunnelPaths {
    * earlier), so one pointer per step walks the events once whatever the number of entries.
    */
   private walk(e: Float64Array, a: number, b: number, into: number[] | null): void {
+    this.walking = e
+    this.into = into
+    const deepest = this.deepest
     if (this.stepOrder === 'ANY') {
-      walkAnyOrder(e, a, b, this.o.windowMicros, this.anyOrder, (column, path, depth) => this.count(e, column, path, depth, into))
+      walkAnyOrder(e, a, b, this.o.windowMicros, this.anyOrder, deepest, this.countPath)
       return
     }
     const s = this.s
-    const { path, dayPath, allPath } = this
+    const path = this.path
     const window = this.o.windowMicros
     const blocking = this.strict || this.spans !== 0
     path.fill(a - 1)
     if (this.spans !== 0) this.excluded.fill(a)
-    let dayColumn = -1
-    let dayDepth = 0
-    let allDepth = 0
+    deepest.begin()
     for (let i = a; i < b; i++) {
       const md = e[2 * i + 1]
       if ((md & 1) === 0) continue
-      const column = md >>> STEP_BITS
-      if (column === 0) continue // past toDate: a step, never an entry
+      const slot = md >>> STEP_BITS
+      if (slot === 0) continue // past toDate: a step, never an entry
       path[0] = i
       const end = e[2 * i] + window
       let depth = 1
@@ -278,24 +289,9 @@ export class FunnelPaths {
         if (j >= b) break
         if (depth === k && e[2 * j] <= end && !(blocking && this.blocked(e, path[k - 1], j, k - 1, b))) depth++
       }
-      if (column !== dayColumn) {
-        if (dayColumn > 0) this.count(e, dayColumn, dayPath, dayDepth, into)
-        dayColumn = column
-        dayDepth = 0
-      }
-      if (depth > dayDepth) {
-        dayDepth = depth
-        for (let k = 0; k < depth; k++) dayPath[k] = path[k]
-      }
-      if (depth > allDepth) {
-        allDepth = depth
-        for (let k = 0; k < depth; k++) allPath[k] = path[k]
-      }
+      deepest.entry(slot, path, depth, this.countPath)
     }
-    if (dayColumn > 0) {
-      this.count(e, dayColumn, dayPath, dayDepth, into)
-      this.count(e, 0, allPath, allDepth, into)
-    }
+    deepest.end(this.countPath)
   }
 
   /**

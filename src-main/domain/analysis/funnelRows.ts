@@ -4,9 +4,9 @@
  */
 
 /**
- * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them (ds -
- * fromDate's ds + 1; 0 past toDate). Placed events keep the day's column there instead (at most
- * MAX_RANGE_DAYS + 1 < 2^12), so that its low 32 bits read with integer operations. With
+ * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them
+ * (dayIndex(ds) - dayIndex(fromDate's ds) + 1, below 2^12; 0 past toDate). Placed events keep the
+ * day's column (or slot, funnelEntries.ts) there instead (at most MAX_SLOTS), so that its low 32 bits read with integer operations. With
  * exclusions, the spans a row stops (bit k: between steps k and k+1, at most 19 bits) sit above
  * bit 32: integer operations do not see them, and the value stays exact (below 2^53).
  */
@@ -14,6 +14,8 @@ export const STEP_BITS = 20
 export const STEP_SPAN = 2 ** STEP_BITS
 const STEP_MASK = STEP_SPAN - 1
 export const SPAN_AT = 2 ** 32
+/** The most columns (or slots) of entry days a placed event can carry: 12 bits. */
+export const MAX_SLOTS = 2 ** (32 - STEP_BITS) - 1
 
 export function stepsOf(md: number): number {
   return md & STEP_MASK

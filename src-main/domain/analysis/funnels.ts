@@ -4,13 +4,14 @@ import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { ANY_EVENT } from '../schema/lookup'
 import { resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
-import { dsOf, series } from '../time/calendar'
+import { addDays, dsOf, series } from '../time/calendar'
 import { compareOf, type ComparedRange } from './compare'
 import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from '../expr/eventRefs'
 import { numericSetting } from '../platform/settings'
 import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
-import { funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { dayIndex, funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { MAX_SLOTS } from './funnelRows'
 import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
@@ -178,15 +179,54 @@ function timeToConvertAnswer(span: TimeToConvert, buckets: number[], users: numb
   return { ...span, buckets: buckets.map((from, i) => ({ from, to: buckets[i + 1] ?? null, users: users[i] })) }
 }
 
-/** Reads the candidate events in parts of the users and follows their paths; `onCount` hears each user counted (funnelPaths.ts). */
-export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount']): Promise<FunnelPaths> {
-  const fromDs = dsOf(req.fromDate)
-  const columnOfDay = new Int32Array(dsOf(req.toDate) - fromDs + 2)
-  days.forEach((d, i) => (columnOfDay[dsOf(d) - fromDs + 1] = i + 1))
+/** An earlier range followed in the same pass as the answer's (compare): its days, in order. */
+interface EarlierRange {
+  fromDate: string
+  toDate: string
+  days: string[]
+}
+
+/** The last day a funnel over fromDate..toDate reads: its entries' steps run up to the window past toDate. */
+function lastRead(toDate: string, windowSeconds: number): string {
+  return addDays(toDate, Math.ceil(windowSeconds / 86400) + 1)
+}
+
+/**
+ * Whether the compared range is best followed in the same pass as the answer's: when the days the
+ * two read meet or overlap (compare "previous" or "week", a year of a year), one scan reads each
+ * event once. Apart (a short range a year earlier), reading the days between would cost more than
+ * a second pass.
+ */
+function oneRead(req: FunnelRequest, cmp: ComparedRange): boolean {
+  const meet = addDays(lastRead(cmp.toDate, req.windowSeconds), 1) >= req.fromDate && addDays(lastRead(req.toDate, req.windowSeconds), 1) >= cmp.fromDate
+  // the entry days of both must fit md's day field and its slots (funnelRows.ts)
+  const from = dsOf(cmp.fromDate < req.fromDate ? cmp.fromDate : req.fromDate)
+  const to = dsOf(cmp.toDate > req.toDate ? cmp.toDate : req.toDate)
+  return meet && dayIndex(to) - dayIndex(from) + 1 < MAX_SLOTS
+}
+
+/**
+ * Reads the candidate events in parts of the users and follows their paths; `onCount` hears each
+ * user counted (funnelPaths.ts). With `earlier`, its days too, in the same pass: their columns
+ * follow the answer's (days.length + 1 is its $ALL).
+ */
+export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount'], earlier?: EarlierRange): Promise<FunnelPaths> {
+  if (earlier) req = { ...req, fromDate: earlier.fromDate < req.fromDate ? earlier.fromDate : req.fromDate, toDate: earlier.toDate > req.toDate ? earlier.toDate : req.toDate }
+  const first = dayIndex(dsOf(req.fromDate))
+  const columnOfDay = new Int32Array(dayIndex(dsOf(req.toDate)) - first + 2)
+  // with an earlier range each entry day of either is a slot, in time order (funnelEntries.ts)
+  const slots = earlier ? [...new Set([...earlier.days, ...days])].sort() : days
+  slots.forEach((d, i) => (columnOfDay[dayIndex(dsOf(d)) - first + 1] = i + 1))
+  const compared = earlier && {
+    first: Int32Array.from([0, ...slots.map((d) => days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : i + 1)),
+    second: Int32Array.from([0, ...slots.map((d) => earlier.days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : days.length + 2 + i)),
+    secondAll: days.length + 1,
+  }
   const paths = new FunnelPaths({
     steps: req.steps.length,
     windowMicros: req.windowSeconds * 1_000_000,
     columnOfDay,
+    compared,
     labelStep: req.byField ? labelStep(req) : null,
     onCount,
     order: req.order,
@@ -225,22 +265,28 @@ export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: st
   return paths
 }
 
-/** The funnel's rows over `days` (fromDate..toDate of `req`): the total, and each breakdown value's. */
-async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[]): Promise<FunnelTally & { timeToConvert: number[] }> {
-  const total = emptyRow(req, -1, days.length + 1)
-  const groups = new Map<string, FunnelRow>()
-  if (days.length === 0) return { total, groups, timeToConvert: bucketsFor(req.windowSeconds).map(() => 0) }
-  const paths = await followPaths(env, req, days)
+/**
+ * The funnel's rows over `days` (fromDate..toDate of `req`): the total, and each breakdown value's;
+ * with `earlier`, also its rows (`compared`), in the same pass.
+ */
+async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[], earlier?: EarlierRange): Promise<FunnelTally & { timeToConvert: number[]; compared?: FunnelTally }> {
+  const answer: FunnelTally = { total: emptyRow(req, -1, days.length + 1), groups: new Map() }
+  const compared: FunnelTally | undefined = earlier && { total: emptyRow(req, -1, earlier.days.length + 1), groups: new Map() }
+  if (days.length === 0) return { ...answer, timeToConvert: bucketsFor(req.windowSeconds).map(() => 0), compared }
+  const paths = await followPaths(env, req, days, undefined, earlier)
   for (const r of paths.rows()) {
-    let row = total
+    // the compared range's columns follow the answer's
+    const into = r.column <= days.length ? answer : compared!
+    const column = r.column <= days.length ? r.column : r.column - days.length - 1
+    let row = into.total
     if (r.label !== null) {
-      row = groups.get(r.label) ?? emptyRow(req, r.label, days.length + 1)
-      groups.set(r.label, row)
+      row = into.groups.get(r.label) ?? emptyRow(req, r.label, into.total.stepsDetail[0].convertedUser.length)
+      into.groups.set(r.label, row)
     }
-    row.stepsDetail.forEach((s, k) => (s.convertedUser[r.column] = r.counts[k]))
-    row.medianConvertedTime.forEach((m, k) => (m.median[r.column] = seconds(r.medians[k])))
+    row.stepsDetail.forEach((s, k) => (s.convertedUser[column] = r.counts[k]))
+    row.medianConvertedTime.forEach((m, k) => (m.median[column] = seconds(r.medians[k])))
   }
-  return { total, groups, timeToConvert: paths.timeToConvert() }
+  return { ...answer, timeToConvert: paths.timeToConvert(), compared }
 }
 
 export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
@@ -275,15 +321,18 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
 
   async run(env, req) {
     const days = series(req.fromDate, req.toDate, 'DAY')
-    const { total, groups, timeToConvert } = await tally(env, req, days)
+    const cmp = req.compare
+    // the compared range in the same pass when the two read days that meet
+    const earlier = cmp && oneRead(req, cmp) ? { fromDate: cmp.fromDate, toDate: cmp.toDate, days: series(cmp.fromDate, cmp.toDate, 'DAY') } : undefined
+    const { total, groups, timeToConvert, compared } = await tally(env, req, days, earlier)
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
     const breakdown = [...groups.values()]
       .sort((a, b) => entered(b) - entered(a) || Number(a.byValue === UNKNOWN) - Number(b.byValue === UNKNOWN) || String(a.byValue).localeCompare(String(b.byValue)))
       .slice(0, req.limit)
     const rows = [total, ...breakdown]
-    // the same funnel over the compared range: a second follow of the paths
-    const compare = req.compare ? await comparedFunnel(req, req.compare, days, rows, (from, to, earlierDays) => tally(env, { ...req, fromDate: from, toDate: to, timeToConvert: null }, earlierDays)) : undefined
+    // the same funnel over the compared range: from the same pass, or a second one
+    const compare = cmp ? await comparedFunnel(req, cmp, days, rows, async (from, to, earlierDays) => compared ?? tally(env, { ...req, fromDate: from, toDate: to, timeToConvert: null }, earlierDays)) : undefined
     return {
       dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
       byField: req.byField?.property.expression ?? null,

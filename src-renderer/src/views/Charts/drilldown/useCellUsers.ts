@@ -60,7 +60,9 @@ export function useCellUsers() {
    * A click on the chart, as the table cell it shows: an event line's point (its series id
    * "cell:<measure>:<row>", events.ts; the formula's and the compared range's open nothing); a
    * funnel bar (one series per row when broken down; else the "Converted" series, the second) is
-   * step k's users; a retention heatmap square [offset, row, rate] is that cell.
+   * step k's users; a retention heatmap square [offset, row, rate] is that cell; a distribution
+   * bar (one series per row shown, in the table's order) is its bucket's users; a user-attribute
+   * bar (one series, a bar per row) is its row's users.
    */
   function openPoint(click: PointClick): void {
     const c = context.value
@@ -76,6 +78,11 @@ export function useCellUsers() {
     } else if (c.result.kind === 'retention' && Array.isArray(click.value)) {
       const [x, y] = click.value as number[]
       openCell(y, x + 2)
+    } else if (c.result.kind === 'distribution' && click.seriesIndex !== undefined) {
+      openCell(click.seriesIndex, click.dataIndex + 2)
+    } else if (c.result.kind === 'userAttributes') {
+      const fields = (c.result.response as { byFields: string[] }).byFields.length
+      openCell(click.dataIndex, Math.max(1, fields))
     }
   }
 
