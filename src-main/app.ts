@@ -16,7 +16,7 @@ import { parseCollectorListen } from './server/collectorAddress'
 import { CollectorListener } from './server/collectorListener'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
-import { Warehouse } from './store/warehouse'
+import { Warehouse } from './warehouse/duckdb'
 import { version } from './version'
 import { createPrivateFile, privateDir, privateFiles } from './store/private'
 

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../store/meta'
-import type { Warehouse } from '../store/warehouse'
+import type { Warehouse } from '../warehouse/duckdb'
 import type { Background } from './background'
 
 /** What every domain function works on: the two stores and the background runner. */

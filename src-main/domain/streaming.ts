@@ -1,4 +1,4 @@
-import type { WarehouseSession } from '../store/warehouse'
+import type { WarehouseSession } from '../warehouse/duckdb'
 import { engineUnavailable } from './errors'
 
 /** A value as JSON can carry it: BIGINT as a number when it is exact, else as text. */

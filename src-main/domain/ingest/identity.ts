@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
-import { USER_ALIASES_DDL } from '../../store/warehouse'
+import { USER_ALIASES_DDL } from '../../warehouse/duckdb'
 
 /**
  * `distinct_id`: one stable number per `xwho`, the same in events and profiles, kept in the

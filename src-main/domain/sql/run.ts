@@ -1,5 +1,5 @@
 import type { DuckDBResult } from '@duckdb/node-api'
-import type { WarehouseSession } from '../../store/warehouse'
+import type { WarehouseSession } from '../../warehouse/duckdb'
 import type { DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
 import type { ProjectScope } from '../platform/projects'

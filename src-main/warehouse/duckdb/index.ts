@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { engineUnavailable } from '../../domain/errors'
-import { privateDir, privateFiles } from '../private'
+import { privateDir, privateFiles } from '../../store/private'
 
 export interface WarehouseOptions {
   /** Folder that holds one sub-folder per project. */
