@@ -1,6 +1,6 @@
 import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api'
 import { UNKNOWN } from './breakdown'
-import { chunksOf, doubleColumn, intColumn } from './columnar'
+import { chunksOf, doubleColumn, intColumn } from '../../warehouse/duckdb/columnar'
 import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
