@@ -7,7 +7,7 @@ import {
   type Check, type PropertyPlan,
 } from './norm'
 import { literal, unordered } from './sql'
-import { localDateSql } from './localDate'
+import { localDateSql } from '../../warehouse/duckdb/localDate'
 import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
 
 /**

@@ -4,7 +4,7 @@ import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
-import { localDateSql } from './localDate'
+import { localDateSql } from '../../warehouse/duckdb/localDate'
 import { dayOfDate, eventTime, fromText } from './typing'
 
 /**
