@@ -1,11 +1,11 @@
 import type { MetaDb } from '../store/meta'
-import type { Warehouse } from '../warehouse/duckdb'
+import type { Warehouses } from '../warehouse'
 import type { Background } from './background'
 
 /** What every domain function works on: the two stores and the background runner. */
 export interface DomainContext {
   meta: MetaDb
-  warehouse: Warehouse
+  warehouse: Warehouses
   background: Background
   /** The product version reported as a project's `version`. */
   version: string
