@@ -14,6 +14,7 @@ import { withWriteLock } from '../writeLock'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 import { sealedReported, uploadKey } from './jobOutcome'
+import { engineFailure } from '../../warehouse/errors'
 
 /**
  * The local collector: what the SDKs upload, routed by each record's `appid`, stored only while
@@ -130,7 +131,7 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
         return { ...done, found }
       }), LOCK_WAIT_MS).catch((err: unknown) => {
       // the warehouse's memory limit (SET memory_limit) is the user's setting: too large for it is the upload's size
-      if (err instanceof Error && err.message.startsWith('Out of Memory Error')) {
+      if (engineFailure(err) === 'out-of-memory') {
         throw new AppError(413, 413, `project ${appKey} has too little warehouse memory to store this upload at once; send it in smaller batches`, ['body'])
       }
       throw err

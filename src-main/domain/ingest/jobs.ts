@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { recordOperation } from '../platform/operations'
@@ -13,6 +13,7 @@ import { importFile, type ImportSpec, type OnPhase, type Phase } from './importe
 import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
+import { failureText } from '../../warehouse/errors'
 
 /**
  * Import jobs: queued per project (one writer at a time), run in the background, observable with
@@ -65,7 +66,7 @@ const PHASES: Record<Phase, [number, number]> = { reading: [0, 60], checking: [6
 
 interface Live {
   phase: Phase | null
-  conn: DuckDBConnection | null
+  conn: Warehouse | null
   cancelled: boolean
 }
 const live = new Map<string, Live>()
@@ -117,7 +118,7 @@ function trackProgress(ctx: DomainContext, id: string, l: Live): () => void {
   const timer = setInterval(() => {
     if (!l.conn || !l.phase) return
     const [start, width] = PHASES[l.phase]
-    const p = l.conn.progress.percentage
+    const p = l.conn.progress
     const within = p >= 0 ? Math.min(p, 100) / 100 : 0
     update(ctx, id, { percent: start + width * within })
   }, 200)
@@ -138,7 +139,7 @@ export interface JobLabel {
  * It writes in one transaction and calls `seal` with its result right before that COMMIT, so that
  * the job's outcome commits with its data (see domain/outcomes.ts).
  */
-export type JobWork = (conn: DuckDBConnection, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>) => Promise<LoadResult>
+export type JobWork = (conn: Warehouse, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>) => Promise<LoadResult>
 
 /**
  * What a job does in the metadata once its data committed (the plan). Start-up runs it again for a
@@ -271,7 +272,7 @@ function finishFailed(ctx: DomainContext, id: string, l: Live, err: unknown): vo
 function failureMessage(err: unknown): string {
   if (err instanceof AppError) return err.message
   const text = err instanceof Error ? err.message : String(err)
-  const firstLine = text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
+  const firstLine = failureText(err)
   if (/Maximum line size/i.test(firstLine)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
   if (/gzip|zlib|inflate/i.test(text)) return `the compressed file is damaged or truncated: ${firstLine}`
   return `the file could not be read: ${firstLine}`
