@@ -1,4 +1,5 @@
-import { StatementType, type DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
+import { engineFailure } from '../../warehouse/errors'
 import type { DomainContext } from '../context'
 import { AppError, badParam, engineUnavailable } from '../errors'
 import { tableRows } from '../schema/dimensionMeta'
@@ -22,11 +23,11 @@ export interface CheckedSql {
 }
 
 /** What custom SQL may read: the project's event and profile tables, dimension tables, cohort and tag tables. */
-export async function queryScope(ctx: DomainContext, conn: DuckDBConnection, appKey: string): Promise<SqlScope> {
-  const reader = await conn.runAndReadAll(
+export async function queryScope(ctx: DomainContext, conn: Warehouse, appKey: string): Promise<SqlScope> {
+  const rows = await conn.rows(
     "SELECT current_database(), list(table_name) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
   )
-  const [database, names] = reader.getRowsJS()[0] as [string, string[] | null]
+  const [database, names] = rows[0] as [string, string[] | null]
   const dimensions = new Set(tableRows(ctx.meta, appKey).map((t) => t.name.toLowerCase()))
   const tables = new Set<string>()
   for (const name of names ?? []) {
@@ -47,26 +48,27 @@ export async function onUserSql<T>(work: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof AppError) throw err
     const message = err instanceof Error ? err.message : String(err)
-    if (/^Out of Memory Error/i.test(message)) throw new AppError(501, 50103, `the query needs more memory than the query engine has: ${message}`)
+    const failure = engineFailure(err)
+    if (failure === 'out-of-memory') throw new AppError(501, 50103, `the query needs more memory than the query engine has: ${message}`)
     // stopped from outside: the server is closing or the project is being deleted
-    if (/^INTERRUPT Error/i.test(message)) throw engineUnavailable('the query was stopped')
+    if (failure === 'interrupted') throw engineUnavailable('the query was stopped')
     throw badParam('sql', message)
   }
 }
 
-async function treeOf(conn: DuckDBConnection, sql: string): Promise<string> {
-  const reader = await conn.runAndReadAll('SELECT CAST(json_serialize_sql($1::VARCHAR) AS VARCHAR)', [sql])
-  return String(reader.getRows()[0][0])
+async function treeOf(conn: Warehouse, sql: string): Promise<string> {
+  const rows = await conn.rows('SELECT CAST(json_serialize_sql($1::VARCHAR) AS VARCHAR)', [sql])
+  return String(rows[0][0])
 }
 
 /** Steps 1 and 2: resolves to the text to run (the caller's, with `<appKey>.` removed). */
-export async function checkText(conn: DuckDBConnection, scope: SqlScope, sql: string): Promise<string> {
+export async function checkText(conn: Warehouse, scope: SqlScope, sql: string): Promise<string> {
   let text = sql
   for (let pass = 0; pass < 2; pass++) {
     // the tree first: it also refuses an empty text, which extractStatements cannot report
     const refs = inspectTree(await treeOf(conn, text), scope)
-    const statements = await onUserSql(() => conn.extractStatements(text))
-    if (statements.count !== 1) throw badParam('sql', `sql must hold exactly one statement, not ${statements.count}`)
+    const statements = await onUserSql(() => conn.statementCount(text))
+    if (statements !== 1) throw badParam('sql', `sql must hold exactly one statement, not ${statements}`)
     if (refs.length === 0) return text
     if (pass === 1) break
     text = unqualify(text, refs)
@@ -75,17 +77,12 @@ export async function checkText(conn: DuckDBConnection, scope: SqlScope, sql: st
 }
 
 /** Steps 1 to 4 for the caller's SQL. */
-export async function checkSql(conn: DuckDBConnection, scope: SqlScope, sql: string): Promise<CheckedSql> {
+export async function checkSql(conn: Warehouse, scope: SqlScope, sql: string): Promise<CheckedSql> {
   const text = await checkText(conn, scope, sql)
-  const prepared = await onUserSql(async () => (await conn.extractStatements(text)).prepare(0))
-  try {
-    if (prepared.statementType !== StatementType.SELECT) throw badParam('sql', 'only a query (one SELECT) is allowed')
-    if (prepared.parameterCount > 0) throw badParam('sql', 'parameters ($1, ?) cannot be used: write the values into the query')
-    const columns: OutColumn[] = []
-    for (let i = 0; i < prepared.columnCount; i++) columns.push({ name: prepared.columnName(i), type: prepared.columnType(i) })
-    const reader = await conn.runAndReadAll('SELECT CAST(json_deserialize_sql(json_serialize_sql($1::VARCHAR)) AS VARCHAR)', [text])
-    return { sql: String(reader.getRows()[0][0]), columns }
-  } finally {
-    prepared.destroySync()
-  }
+  const prepared = await onUserSql(() => conn.describeQuery(text))
+  if (!prepared.select) throw badParam('sql', 'only a query (one SELECT) is allowed')
+  if (prepared.parameters > 0) throw badParam('sql', 'parameters ($1, ?) cannot be used: write the values into the query')
+  const columns: OutColumn[] = prepared.columns.map((c) => ({ name: c.name, type: c.type as OutColumn['type'] }))
+  const rows = await conn.rows('SELECT CAST(json_deserialize_sql(json_serialize_sql($1::VARCHAR)) AS VARCHAR)', [text])
+  return { sql: String(rows[0][0]), columns }
 }
