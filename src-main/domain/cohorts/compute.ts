@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../analysis/clock'
 import { localStamp } from '../analysis/runner'
@@ -43,12 +43,12 @@ export function nowLocalSql(now: number): string {
 }
 
 /** The property columns the warehouse holds today, for checking stored rule contents. */
-export async function columnsOf(conn: DuckDBConnection): Promise<{ event: Set<string>; user: Set<string> }> {
+export async function columnsOf(conn: Warehouse): Promise<{ event: Set<string>; user: Set<string> }> {
   return { event: new Set((await propertyColumns(conn, 'event_vd')).keys()), user: new Set((await propertyColumns(conn, 'profile_vd')).keys()) }
 }
 
 /** The members select of a rule cohort; the stored content is checked again against today's plan. */
-async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: CohortRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
+async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const content = validateContent(JSON.parse(row.content ?? 'null'), 'content', env)
@@ -57,7 +57,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: Cohor
 }
 
 /** The members select of a file cohort, after loading its values; also counts the matched values. */
-async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: CohortRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow): Promise<{ select: string; matched: number }> {
   const values = ctx.meta.prepare('SELECT value FROM cohort_file_values WHERE cohort_id = ?').pluck().all(row.id) as string[]
   await loadValues(conn, 'file_values', values)
   const property = userPropertySql(row.file_property ?? 'xwho', await columnsOf(conn))
@@ -75,8 +75,8 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   ruleSelect,
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const userNumber = await inTransaction(conn, async () => {
-      await conn.run(`CREATE OR REPLACE TABLE ${table} AS SELECT CAST(distinct_id AS BIGINT) AS distinct_id, CAST(xwho AS VARCHAR) AS xwho FROM (${select}) ORDER BY distinct_id`, p.values as never)
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0])
+      await conn.run(`CREATE OR REPLACE TABLE ${table} AS SELECT CAST(distinct_id AS BIGINT) AS distinct_id, CAST(xwho AS VARCHAR) AS xwho FROM (${select}) ORDER BY distinct_id`, p.values)
+      const n = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
       // the run's outcome commits with its members: a crash before the status below is settled at start-up
       await sealOutcome(conn, cohortRunKey(row.id, run), { userNumber: n, now } satisfies SealedCohortRun)
       await testPause('before-commit', `cohort ${row.id}`)

@@ -1,4 +1,4 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { Columns } from '../analysis/filterSql'
 import { USERS } from '../ingest/identity'
 import { column } from '../schema/types'
@@ -9,21 +9,21 @@ import { column } from '../schema/types'
  */
 
 /** Whether the project has users yet: `user_ids` appears with the first load. */
-export async function hasUsers(conn: DuckDBConnection): Promise<boolean> {
-  const reader = await conn.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'user_ids'")
-  return Number(reader.getRows()[0][0]) > 0
+export async function hasUsers(conn: Warehouse): Promise<boolean> {
+  const rows = await conn.rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'user_ids'")
+  return Number(rows[0][0]) > 0
 }
 
 /** An empty members select of the right shape, for a project without users. */
 export const NO_MEMBERS = 'SELECT CAST(NULL AS BIGINT) AS distinct_id, CAST(NULL AS VARCHAR) AS xwho WHERE false'
 
 /** Loads `values` into the temp table `name` (column `value`, and `label` when labels are given). */
-export async function loadValues(conn: DuckDBConnection, name: string, values: string[], labels?: string[]): Promise<void> {
+export async function loadValues(conn: Warehouse, name: string, values: string[], labels?: string[]): Promise<void> {
   if (!/^[a-z_]+$/.test(name)) throw new Error(`not a temp table name: ${name}`)
   if (labels) {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, [listValue(values), listValue(labels)])
+    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, [values, labels])
   } else {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, [listValue(values)])
+    await conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, [values])
   }
 }
 
@@ -51,10 +51,10 @@ export function fileMembersSql(property: { sql: string; profile: boolean }): str
 }
 
 /** How many distinct values of temp table `file_values` matched at least one user. */
-export async function matchedValues(conn: DuckDBConnection, property: { sql: string; profile: boolean } | null, users: boolean): Promise<number> {
+export async function matchedValues(conn: Warehouse, property: { sql: string; profile: boolean } | null, users: boolean): Promise<number> {
   if (!property || !users) return 0
-  const reader = await conn.runAndReadAll(`SELECT count(DISTINCT ${property.sql}) FROM user_ids e
+  const rows = await conn.rows(`SELECT count(DISTINCT ${property.sql}) FROM user_ids e
     ${property.profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE ${property.sql} IN (SELECT value FROM file_values)`)
-  return Number(reader.getRows()[0][0])
+  return Number(rows[0][0])
 }

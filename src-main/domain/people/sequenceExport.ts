@@ -46,10 +46,10 @@ export async function* exportSequence(
   let properties: string[]
   const p = new SqlParams()
   try {
-    const found = await findUser(queryOn(session.conn), user)
+    const found = await findUser(queryOn(session), user)
     const columns: Columns = {
-      event: new Set((await propertyColumns(session.conn, 'event_vd')).keys()),
-      user: new Set((await propertyColumns(session.conn, 'profile_vd')).keys()),
+      event: new Set((await propertyColumns(session, 'event_vd')).keys()),
+      user: new Set((await propertyColumns(session, 'profile_vd')).keys()),
     }
     const nowLocal = `CAST(to_timestamp(${currentTime() / 1000}) AS TIMESTAMP)`
     properties = [...columns.event]

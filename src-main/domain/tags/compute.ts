@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import { currentTime } from '../analysis/clock'
 import { localStamp } from '../analysis/runner'
@@ -38,7 +38,7 @@ export interface TagOutcome {
 const NO_VALUES = 'SELECT CAST(NULL AS BIGINT) AS distinct_id, CAST(NULL AS VARCHAR) AS value WHERE false'
 
 /** Users with the value of the first rule they match; the contents are checked against today's plan. */
-async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
+async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const rules = JSON.parse(row.rules ?? '[]') as TagRule[]
@@ -54,7 +54,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
     WHERE ${parts.map((part) => part.condition).join(' OR ')}`
 }
 
-async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: TagRow): Promise<{ select: string; matched: number }> {
   const rows = ctx.meta.prepare('SELECT xwho, value FROM tag_file_values WHERE tag_id = ?').all(row.id) as { xwho: string; value: string }[]
   await loadValues(
     conn,
@@ -63,7 +63,7 @@ async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
     rows.map((r) => r.value),
   )
   if (!(await hasUsers(conn))) return { select: NO_VALUES, matched: 0 }
-  const matched = Number((await conn.runAndReadAll('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)')).getRows()[0][0])
+  const matched = Number((await conn.rows('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)'))[0][0])
   // a user merged by $alias may be listed by several of its ids: the value of its login id wins, else the first id's
   return {
     select: `SELECT e.distinct_id, arg_min(f.label, (e.xwho IN (SELECT original_id FROM user_aliases), e.xwho)) AS value
@@ -103,8 +103,8 @@ const TAGS: Computation<TagRow, TagOutcome> = {
       await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER NOT NULL, distinct_id BIGINT NOT NULL, value VARCHAR)`)
       // a version left by a run whose metadata write never happened is replaced
       await conn.run(`DELETE FROM ${table} WHERE version >= $1`, [version])
-      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values as never)
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = $1`, [version])).getRows()[0][0])
+      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
+      const n = Number((await conn.rows(`SELECT count(*) FROM ${table} WHERE version = $1`, [version]))[0][0])
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
       await testPause('before-commit', `tag ${id}`)

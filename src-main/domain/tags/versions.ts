@@ -83,11 +83,11 @@ export async function tagValuesFor(
   if (picks.length === 0 || distinctIds.length === 0) return out
   await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     for (const pick of picks) {
-      const reader = await conn.runAndReadAll(
+      const rows = await conn.rows(
         `SELECT distinct_id, value FROM ${pick.table} WHERE version = $1 AND distinct_id IN (SELECT unnest($2::BIGINT[]))`,
         [pick.version, `[${distinctIds.filter(Number.isSafeInteger).join(',')}]`],
       )
-      for (const [id, value] of reader.getRows()) {
+      for (const [id, value] of rows) {
         const user = out.get(Number(id))
         if (user) user[pick.key] = value === null ? null : String(value)
       }
