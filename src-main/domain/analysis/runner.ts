@@ -9,6 +9,7 @@ import { currentTime } from './clock'
 import type { Columns } from './filterSql'
 import { booleanOf } from './request'
 import { SqlParams } from './sqlParams'
+import { contextState } from '../contextState'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
@@ -53,7 +54,8 @@ interface Cached {
   result: unknown
 }
 
-const cache = new Map<string, Cached>()
+/** Answers computed in this server, by request (their project's data version says when they are stale). */
+const caches = contextState(() => new Map<string, Cached>())
 const CACHE_LIMIT = 200
 
 /** yyyy-MM-dd HH:mm:ss in the project's time zone. */
@@ -120,6 +122,7 @@ export async function runAnalysis<Req, Res extends object>(
   const { useCache: _ignored, ...rest } = body
   const key = `${scope.appKey}\u0000${module.kind}\u0000${JSON.stringify(rest)}\u0000${options.explain}`
   const version = dataVersion(ctx.meta, scope.appKey)
+  const cache = caches(ctx)
   const hit = cache.get(key)
   if (useCache && hit && hit.version === version) return hit.result as Res & { reportUpdateTime: string }
 

@@ -14,6 +14,7 @@ import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
 import { failureText } from '../../warehouse/errors'
+import { contextState } from '../contextState'
 
 /**
  * Import jobs: queued per project (one writer at a time), run in the background, observable with
@@ -69,10 +70,11 @@ interface Live {
   conn: Warehouse | null
   cancelled: boolean
 }
-const live = new Map<string, Live>()
+/** The jobs running in this server, by id. */
+const liveJobs = contextState(() => new Map<string, Live>())
 
-function view(row: JobRow): JobView {
-  const l = live.get(row.id)
+function view(ctx: DomainContext, row: JobRow): JobView {
+  const l = liveJobs(ctx).get(row.id)
   const options = JSON.parse(row.options) as { result?: JobView['result'] }
   return {
     id: row.id,
@@ -101,11 +103,11 @@ function find(ctx: DomainContext, appKey: string, id: string): JobRow {
 }
 
 export function getJob(ctx: DomainContext, appKey: string, id: string): JobView {
-  return view(find(ctx, appKey, id))
+  return view(ctx, find(ctx, appKey, id))
 }
 
 export function listJobs(ctx: DomainContext, appKey: string): JobView[] {
-  return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map(view)
+  return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map((row) => view(ctx, row))
 }
 
 export function update(ctx: DomainContext, id: string, fields: Partial<Record<keyof JobRow, unknown>>): void {
@@ -198,7 +200,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
     .run(id, scope.appKey, label.kind, label.format, label.source, JSON.stringify(label.options), Date.now(), operator?.id ?? null)
   recordOperation(ctx.meta, operator, `job.start.${label.kind}`, scope.appKey, id)
   const l: Live = { phase: null, conn: null, cancelled: false }
-  live.set(id, l)
+  liveJobs(ctx).set(id, l)
   ctx.background.run(`job ${id}`, () =>
     withWriteLock(ctx, scope.appKey, async () => {
       if (l.cancelled) return
@@ -247,7 +249,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
       // logged by the background runner
       if (unsettled !== null) throw unsettled
     }).finally(() => {
-      live.delete(id)
+      liveJobs(ctx).delete(id)
       cleanup?.()
     }),
   )
@@ -282,7 +284,7 @@ function failureMessage(err: unknown): string {
 export function cancelJob(ctx: DomainContext, appKey: string, id: string, operator: Operator | null): JobView {
   const row = find(ctx, appKey, id)
   if (row.state !== 'queued' && row.state !== 'running') throw badParam('id', `import job ${id} has already ${row.state}`)
-  const l = live.get(id)
+  const l = liveJobs(ctx).get(id)
   if (l) {
     l.cancelled = true
     l.conn?.interrupt()
