@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../warehouse'
-import { column, DUCK_TYPES, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
+import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
 
 export type WarehouseTable = 'event_vd' | 'profile_vd'
 
@@ -9,9 +9,9 @@ export type WarehouseTable = 'event_vd' | 'profile_vd'
  * column of nothing but NULLs still costs time on every insert.
  */
 export async function addColumns(conn: Warehouse, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
-  for (const c of columns) {
-    await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${DUCK_TYPES[c.dataType]}`)
-  }
+  // only checked property ids become column names
+  for (const c of columns) column(c.id)
+  await conn.addColumns(table, columns)
 }
 
 /** The property columns a table has, with their DuckDB types (base columns left out). */
