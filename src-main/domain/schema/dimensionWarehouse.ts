@@ -22,20 +22,8 @@ export interface WarehouseColumn {
 }
 
 /** Runs `work` in one DuckDB transaction: everything it wrote is kept, or none of it. */
-export async function inTransaction<T>(conn: Warehouse, work: () => Promise<T>): Promise<T> {
-  await conn.run('BEGIN TRANSACTION')
-  try {
-    const out = await work()
-    await conn.run('COMMIT')
-    return out
-  } catch (err) {
-    try {
-      await conn.run('ROLLBACK')
-    } catch {
-      // a failed COMMIT has already ended the transaction: nothing is left to roll back
-    }
-    throw err
-  }
+export function inTransaction<T>(conn: Warehouse, work: () => Promise<T>): Promise<T> {
+  return conn.transaction(work)
 }
 
 /** Whether the name is free, a dimension table (by its marker), or some other table or view. */
