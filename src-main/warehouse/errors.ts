@@ -41,3 +41,14 @@ export function failureText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err)
   return text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
 }
+
+/**
+ * Why a reader refused a file, where its words say more than its kind: a line past the reader's
+ * maximum, or a compressed file that is damaged or cut short (the engine's or Node's zlib).
+ */
+export function readerProblem(err: unknown): 'line-too-long' | 'damaged-compression' | null {
+  const text = err instanceof Error ? err.message : String(err)
+  if (/Maximum line size/i.test(failureText(err))) return 'line-too-long'
+  if (/gzip|zlib|inflate/i.test(text)) return 'damaged-compression'
+  return null
+}

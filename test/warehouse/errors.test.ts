@@ -70,4 +70,5 @@ describe('engine failures', () => {
     expect(unreadableInput(binder)).toBe(false)
     expect(engineFailure('not an error')).toBeNull()
   })
+
 })

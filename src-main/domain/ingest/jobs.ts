@@ -13,7 +13,7 @@ import { importFile, type ImportSpec, type OnPhase, type Phase } from './importe
 import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
-import { failureText } from '../../warehouse/errors'
+import { failureText, readerProblem } from '../../warehouse/errors'
 import { contextState } from '../contextState'
 
 /**
@@ -273,10 +273,10 @@ function finishFailed(ctx: DomainContext, id: string, l: Live, err: unknown): vo
 /** What went wrong, in words for the user: the file's problem, never a stack. */
 function failureMessage(err: unknown): string {
   if (err instanceof AppError) return err.message
-  const text = err instanceof Error ? err.message : String(err)
   const firstLine = failureText(err)
-  if (/Maximum line size/i.test(firstLine)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
-  if (/gzip|zlib|inflate/i.test(text)) return `the compressed file is damaged or truncated: ${firstLine}`
+  const problem = readerProblem(err)
+  if (problem === 'line-too-long') return `a line is longer than the 8 MB a record may take: ${firstLine}`
+  if (problem === 'damaged-compression') return `the compressed file is damaged or truncated: ${firstLine}`
   return `the file could not be read: ${firstLine}`
 }
 

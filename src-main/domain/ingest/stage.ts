@@ -4,7 +4,7 @@ import { extname, join } from 'node:path'
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { constants, gunzipSync } from 'node:zlib'
 import type { Warehouse } from '../../warehouse'
-import { engineFailure, failureText, unreadableInput } from '../../warehouse/errors'
+import { engineFailure, failureText, readerProblem, unreadableInput } from '../../warehouse/errors'
 import { privateDir } from '../../store/private'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
@@ -301,8 +301,9 @@ async function stageRead(conn: Warehouse, source: StageSource, limit?: number): 
   } catch (err) {
     if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) throw err
     const first = failureText(err)
-    if (/Maximum line size/i.test(first)) throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
-    if (/gzip|zlib|inflate/i.test(err.message)) throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
+    const problem = readerProblem(err)
+    if (problem === 'line-too-long') throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
+    if (problem === 'damaged-compression') throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
     throw badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
   }
 }
