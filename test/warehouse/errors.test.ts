@@ -70,5 +70,4 @@ describe('engine failures', () => {
     expect(unreadableInput(binder)).toBe(false)
     expect(engineFailure('not an error')).toBeNull()
   })
-
 })
