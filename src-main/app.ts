@@ -16,7 +16,7 @@ import { parseCollectorListen } from './server/collectorAddress'
 import { CollectorListener } from './server/collectorListener'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
-import { Warehouse } from './store/warehouse'
+import { DuckDBWarehouses } from './warehouse/duckdb'
 import { version } from './version'
 import { duckdbDialect } from './warehouse/duckdb/dialect'
 import { createPrivateFile, privateDir, privateFiles } from './store/private'
@@ -45,10 +45,13 @@ export interface AppOptions {
   importRoots?: string[]
 }
 
+/** The domain's context with the engine it runs on here, for the app's own code and its tests. */
+export type AppContext = Omit<DomainContext, 'warehouse'> & { warehouse: DuckDBWarehouses }
+
 export interface RunningApp {
   url: string
   port: number
-  ctx: DomainContext
+  ctx: AppContext
   server: FastifyInstance
   /** The second listener's /up address (as listened on), while there is one. */
   readonly collectorUrl: string | undefined
@@ -59,18 +62,18 @@ export interface RunningApp {
 }
 
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): DomainContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): AppContext {
   const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
   createPrivateFile(layout.meta)
   const meta = openMetaDb(layout.meta)
   privateFiles(`${layout.meta}-wal`, `${layout.meta}-shm`)
-  const warehouse = new Warehouse({
+  const warehouse = new DuckDBWarehouses({
     dir: layout.projects,
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: DomainContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
+  const ctx: AppContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
   ensurePlatform(ctx)
   return ctx
 }

@@ -1,12 +1,12 @@
 import type { MetaDb } from '../store/meta'
-import type { Warehouse } from '../store/warehouse'
+import type { Warehouses } from '../warehouse'
 import type { Dialect } from '../warehouse/dialect'
 import type { Background } from './background'
 
 /** What every domain function works on: the two stores and the background runner. */
 export interface DomainContext {
   meta: MetaDb
-  warehouse: Warehouse
+  warehouse: Warehouses
   /** The SQL text of the projects' warehouse engine (DuckDB for every project today). */
   dialect: Dialect
   background: Background

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../warehouse'
 
 /**
  * Outcomes sealed with the data they describe. Work that writes a project's warehouse in one
@@ -13,31 +13,31 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 const TABLE = 'uba_outcomes'
 
 /** Writes `outcome` under `key`; call inside the transaction that writes the data, before COMMIT. */
-export async function sealOutcome(conn: DuckDBConnection, key: string, outcome: unknown): Promise<void> {
+export async function sealOutcome(conn: Warehouse, key: string, outcome: unknown): Promise<void> {
   await conn.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key VARCHAR PRIMARY KEY, outcome VARCHAR NOT NULL, sealed_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
   await conn.run(`INSERT OR REPLACE INTO ${TABLE} (key, outcome) VALUES ($1, $2)`, [key, JSON.stringify(outcome)])
 }
 
 const placeholders = (values: string[]) => values.map((_, i) => `$${i + 1}`).join(', ')
 
-async function hasTable(conn: DuckDBConnection): Promise<boolean> {
-  const reader = await conn.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${TABLE}'`)
-  return Number(reader.getRows()[0][0]) > 0
+async function hasTable(conn: Warehouse): Promise<boolean> {
+  const rows = await conn.rows(`SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${TABLE}'`)
+  return Number(rows[0][0]) > 0
 }
 
 /** The sealed outcomes among `keys`, or all of them (an absent key: that work's data did not commit). */
-export async function readOutcomes(conn: DuckDBConnection, keys: string[] | null): Promise<Map<string, unknown>> {
+export async function readOutcomes(conn: Warehouse, keys: string[] | null): Promise<Map<string, unknown>> {
   const found = new Map<string, unknown>()
   if (keys?.length === 0 || !(await hasTable(conn))) return found
-  const reader = keys === null
-    ? await conn.runAndReadAll(`SELECT key, outcome FROM ${TABLE}`)
-    : await conn.runAndReadAll(`SELECT key, outcome FROM ${TABLE} WHERE key IN (${placeholders(keys)})`, keys)
-  for (const [key, outcome] of reader.getRows()) found.set(String(key), JSON.parse(String(outcome)))
+  const rows = keys === null
+    ? await conn.rows(`SELECT key, outcome FROM ${TABLE}`)
+    : await conn.rows(`SELECT key, outcome FROM ${TABLE} WHERE key IN (${placeholders(keys)})`, keys)
+  for (const [key, outcome] of rows) found.set(String(key), JSON.parse(String(outcome)))
   return found
 }
 
 /** Drops sealed outcomes once the metadata says the same; every one but `keep` when `keys` is null. */
-export async function forgetOutcomes(conn: DuckDBConnection, keys: string[] | null, keep: string[] = []): Promise<void> {
+export async function forgetOutcomes(conn: Warehouse, keys: string[] | null, keep: string[] = []): Promise<void> {
   if (!(await hasTable(conn))) return
   if (keys === null) await conn.run(keep.length === 0 ? `DELETE FROM ${TABLE}` : `DELETE FROM ${TABLE} WHERE key NOT IN (${placeholders(keep)})`, keep)
   else if (keys.length > 0) await conn.run(`DELETE FROM ${TABLE} WHERE key IN (${placeholders(keys)})`, keys)

@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { localDateSql, TREE_FROM_ROWS } from '../../src-main/domain/ingest/localDate'
+import { localDateSql, TREE_FROM_ROWS } from '../../src-main/warehouse/duckdb/localDate'
 
 // A load computes an event's local day (ds) from the epoch and the zone's transitions instead of
 // asking ICU per row; it must give ICU's date for every instant. Checked against DuckDB's own

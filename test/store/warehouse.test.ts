@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Warehouse } from '../../src-main/store/warehouse'
+import { DuckDBWarehouses as Warehouse } from '../../src-main/warehouse/duckdb'
 
 let dir: string
 let wh: Warehouse

@@ -1,6 +1,5 @@
-import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api'
+import type { ScanChunk } from '../../warehouse'
 import { UNKNOWN } from './breakdown'
-import { chunksOf, doubleColumn, intColumn } from './columnar'
 import { EventOrder } from './funnelOrder'
 import { GroupTally, grown } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
@@ -136,12 +135,11 @@ export class FunnelPaths {
   }
 
   /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]), whose uids are below `users` (uid 0 is distinct_id `firstUser`), and follows its users' paths. */
-  addPart(result: DuckDBMaterializedResult, users: number, firstUser = 0): void {
-    const chunks = chunksOf(result)
+  addPart(chunks: ScanChunk[], users: number, firstUser = 0): void {
     const labelled = this.o.labelStep !== null
     // pass 1: events per user; the dictionary rows (uid -1) give the part's labels
     this.partGroups = []
-    const uids = chunks.map((chunk) => intColumn(chunk, 0))
+    const uids = chunks.map((chunk) => chunk.ints(0))
     const start = new Int32Array(users + 1)
     let rows = 0
     uids.forEach((uid, c) => {
@@ -155,7 +153,7 @@ export class FunnelPaths {
     if (labelled) this.li = grown(this.li, rows, (n) => new Int32Array(n))
     const place = start.slice()
     chunks.forEach((chunk, c) => {
-      placeEvents(uids[c], place, doubleColumn(chunk, 1), doubleColumn(chunk, 2), labelled ? intColumn(chunk, 3) : null, this.o.columnOfDay, this.events, this.li)
+      placeEvents(uids[c], place, chunk.doubles(1), chunk.doubles(2), labelled ? chunk.ints(3) : null, this.o.columnOfDay, this.events, this.li)
     })
     for (let u = 0; u < users; u++) {
       if (start[u + 1] === start[u]) continue
@@ -190,10 +188,10 @@ export class FunnelPaths {
   }
 
   /** A dictionary row: its label (or the elements of a list label), as groups. */
-  private readLabel(chunk: DuckDBDataChunk, row: number): void {
-    const li = Number(chunk.getColumnVector(3).getItem(row))
-    const value = chunk.getColumnVector(4).getItem(row) as unknown
-    const elements = value !== null && typeof value === 'object' && 'items' in value ? (value as { items: unknown[] }).items : [value]
+  private readLabel(chunk: ScanChunk, row: number): void {
+    const li = Number(chunk.value(3, row))
+    const value = chunk.value(4, row)
+    const elements = Array.isArray(value) ? value : [value]
     this.partGroups[li] = elements.map((e) => this.groupFor(e === null ? UNKNOWN : String(e)))
   }
 

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
 import { needsProfile, propertyColumn, type Columns } from '../expr/filterSql'
@@ -96,13 +96,9 @@ function valuesSql(src: Source, dataType: DataType, percent: number, search: str
     LIMIT ${limit + 3}`
 }
 
-function plain(value: unknown): unknown {
-  return typeof value === 'bigint' ? Number(value) : value
-}
-
-async function read(conn: DuckDBConnection, sql: string, p: SqlParams): Promise<{ v: unknown; whole: boolean; n: number; total: number }[]> {
-  const reader = await conn.runAndReadAll(sql, p.values as never)
-  return reader.getRowObjectsJS().map((r) => ({ v: plain(r.v), whole: Number(plain(r.whole)) === 1, n: Number(plain(r.n)), total: Number(plain(r.total) ?? 0) }))
+async function read(conn: Warehouse, sql: string, p: SqlParams): Promise<{ v: unknown; whole: boolean; n: number; total: number }[]> {
+  const rows = await conn.query(sql, p.values, 'number')
+  return rows.map((r) => ({ v: r.v, whole: Number(r.whole) === 1, n: Number(r.n), total: Number(r.total ?? 0) }))
 }
 
 function checkQuery(query: PropertyValuesQuery): { search?: string; limit: number } {
@@ -134,7 +130,7 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
       user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
     }
     const table = ref.kind === 'user' ? 'profile_vd' : 'event_vd'
-    const size = Number(plain((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]))
+    const size = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
     let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
     for (;;) {
       const p = ctx.dialect.params()

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api'
+import type { ScanChunk, Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import type { PropertyLookup } from '../schema/lookup'
 import { dataVersion } from '../project/dataVersion'
@@ -9,13 +9,14 @@ import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
 import type { Columns } from '../expr/filterSql'
 import { booleanOf } from './request'
+import { contextState } from '../contextState'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
  * connection, and `query`, which runs SQL with bound values and keeps it for `explain`. `scan`
- * does the same for a result read as columns (columnar.ts): it resolves once the statement runs on
- * DuckDB's threads, so the caller can work on something else until `result`.
+ * does the same for a result read as columns (`Warehouse.scan`): it resolves once the statement runs
+ * on the engine's threads, so the caller can work on something else until `result`.
  */
 export interface AnalysisEnv {
   ctx: DomainContext
@@ -32,7 +33,7 @@ export interface AnalysisEnv {
 }
 
 export interface RunningScan {
-  result: Promise<DuckDBMaterializedResult>
+  result: Promise<ScanChunk[]>
 }
 
 /** What validation gets: everything but running SQL. */
@@ -56,12 +57,9 @@ interface Cached {
   result: unknown
 }
 
-const cache = new Map<string, Cached>()
+/** Answers computed in this server, by request (their project's data version says when they are stale). */
+const caches = contextState(() => new Map<string, Cached>())
 const CACHE_LIMIT = 200
-
-function plain(value: unknown): unknown {
-  return typeof value === 'bigint' ? Number(value) : value
-}
 
 /**
  * The environment of one analysis on `conn` and its checked request: what runAnalysis runs, and
@@ -70,7 +68,7 @@ function plain(value: unknown): unknown {
 export async function openAnalysis<Req>(
   ctx: DomainContext,
   scope: ProjectScope,
-  conn: DuckDBConnection,
+  conn: Warehouse,
   module: Pick<AnalysisModule<Req, unknown>, 'validate'>,
   body: Record<string, unknown>,
   now: number,
@@ -95,14 +93,11 @@ export async function openAnalysis<Req>(
     ...base,
     scan: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
-      const prepared = await conn.prepare(sql)
-      prepared.bind(params.values as never)
-      return { result: prepared.run().finally(() => prepared.destroySync()) }
+      return { result: conn.scan(sql, params.values) }
     },
     query: async (sql, params = ctx.dialect.params()) => {
       explain(sql, params)
-      const reader = await conn.runAndReadAll(sql, params.values as never)
-      return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? v.map(plain) : plain(v)])))
+      return conn.query(sql, params.values, 'number')
     },
   }
   return { env, request }
@@ -124,22 +119,16 @@ export async function runAnalysis<Req, Res extends object>(
   const { useCache: _ignored, ...rest } = body
   const key = `${scope.appKey}\u0000${module.kind}\u0000${JSON.stringify(rest)}\u0000${options.explain}`
   const version = dataVersion(ctx.meta, scope.appKey)
+  const cache = caches(ctx)
   const hit = cache.get(key)
   if (useCache && hit && hit.version === version) return hit.result as Res & { reportUpdateTime: string }
 
   const explained: ExplainedSql[] = []
-  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn: DuckDBConnection) => {
+  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn: Warehouse) => {
     const now = currentTime()
     const { env, request } = await openAnalysis(ctx, scope, conn, module, rest, now, explained)
     // an analysis of several statements (a funnel's parts) reads one snapshot of the project
-    await conn.run('BEGIN TRANSACTION')
-    let response: Res
-    try {
-      response = await module.run(env, request)
-    } finally {
-      // nothing was written; a connection that was interrupted is closed right after anyway
-      await conn.run('ROLLBACK').catch(() => undefined)
-    }
+    const response: Res = await conn.snapshot(() => module.run(env, request))
     const result = { ...response, reportUpdateTime: localStamp(now, scope.timeZone), ...(options.explain ? { sql: explained } : {}) }
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
     cache.set(key, { version, result })

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
@@ -8,11 +8,12 @@ import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
 import type { DataType } from '../schema/types'
 import { csvLines, exportFormat } from '../sql/csv'
-import { jsonLines, jsonValue, streamRows } from '../streaming'
+import { jsonLines, streamRows } from '../streaming'
+import { cohortByCode } from './store'
+import { jsonValue } from '../../warehouse/values'
 import { membersTable } from '../userSets/membership'
 import type { CohortRow } from '../userSets/records'
 import { resolveTags, type TagPick } from '../userSets/tagVersions'
-import { cohortByCode } from './store'
 
 /**
  * The users of a cohort (spec 4.5 cohort/users and its export): in distinct_id order, each a flat
@@ -144,7 +145,7 @@ function windowOf(body: UsersBody, count: number): { offset: number; take: numbe
   return { offset, take: Math.max(0, Math.min(pageSize, limit - offset)), page }
 }
 
-export async function existingColumns(conn: DuckDBConnection): Promise<Set<string>> {
+export async function existingColumns(conn: Warehouse): Promise<Set<string>> {
   return new Set((await propertyColumns(conn, 'profile_vd')).keys())
 }
 
@@ -153,12 +154,12 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
   const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     const columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), tags)
-    const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${membersTable(cohort.code)}`)).getRows()[0][0])
+    const count = Number((await conn.rows(`SELECT count(*) FROM ${membersTable(cohort.code)}`))[0][0])
     const { offset, take, page } = windowOf(body, count)
     if (take === 0) return { count, page, size: 0, users: [] }
     const p = ctx.dialect.params()
     const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit: take, offset })
-    const rows = (await conn.runAndReadAll(sql, p.values as never)).getRowObjectsJS()
+    const rows = (await conn.query(sql, p.values))
     const users = rows.map((r) => shape(r, columns))
     return { count, page, size: users.length, users }
   })
@@ -178,7 +179,7 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let columns: OutColumn[]
   try {
-    columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(session.conn)), tags)
+    columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(session)), tags)
   } catch (err) {
     session.close()
     throw err

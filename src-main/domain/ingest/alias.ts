@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { column } from '../schema/types'
 import { propertyColumns } from '../schema/columns'
 import { assignDistinctIds } from './identity'
@@ -50,8 +50,8 @@ function originalSql(events: PropertyPlan[]): string {
   return events.some((p) => p.id === '$original_id') ? `NULLIF(CAST(n.${eventCol('$original_id')} AS VARCHAR), '')` : 'CAST(NULL AS VARCHAR)'
 }
 
-async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
-  return (await conn.runAndReadAll(sql)).getRowObjectsJS()
+async function rows(conn: Warehouse, sql: string): Promise<Record<string, unknown>[]> {
+  return (await conn.query(sql))
 }
 
 interface Move {
@@ -66,7 +66,7 @@ interface Move {
  * Gives distinct ids to the users of the valid records of `norm` (and to the anonymous ids their
  * aliases name), then applies the aliases, before the load writes its rows (inside its transaction).
  */
-export async function identifyUsers(conn: DuckDBConnection, events: PropertyPlan[], valid: string): Promise<AliasOutcome> {
+export async function identifyUsers(conn: Warehouse, events: PropertyPlan[], valid: string): Promise<AliasOutcome> {
   const original = originalSql(events)
   const before = Number((await rows(conn, 'SELECT COALESCE(max(distinct_id), 0) AS m FROM user_ids'))[0].m)
   const outcome: AliasOutcome = { merged: 0, ignored: 0, problems: [], rewrote: false }
@@ -77,7 +77,7 @@ export async function identifyUsers(conn: DuckDBConnection, events: PropertyPlan
   return outcome
 }
 
-async function applyAliases(conn: DuckDBConnection, aliases: Record<string, unknown>[], before: number, outcome: AliasOutcome): Promise<void> {
+async function applyAliases(conn: Warehouse, aliases: Record<string, unknown>[], before: number, outcome: AliasOutcome): Promise<void> {
   // the state of every id the aliases name: its user, whether it was merged, whether it is a login
   const named = '(SELECT xwho FROM alias_in UNION SELECT original FROM alias_in WHERE original IS NOT NULL)'
   const idOf = new Map<string, number>()
@@ -137,34 +137,23 @@ async function applyAliases(conn: DuckDBConnection, aliases: Record<string, unkn
  * checkpoint is refused while another connection has a transaction open; DuckDB's own automatic
  * checkpoint comes later then.
  */
-export async function settleMerges(conn: DuckDBConnection): Promise<void> {
+export async function settleMerges(conn: Warehouse): Promise<void> {
   await conn.run('CHECKPOINT').catch(() => undefined)
 }
 
 /** Writes the merges: user_ids, the stored rows of the ids that move, and user_aliases. */
-async function merge(conn: DuckDBConnection, moves: Move[], accepted: number[]): Promise<void> {
+async function merge(conn: Warehouse, moves: Move[], accepted: number[]): Promise<void> {
   // several anonymous ids can merge into one user in a load: their profiles merge one round each
   const rounds = new Map<number, number>()
   await conn.run('CREATE OR REPLACE TEMP TABLE alias_moves (xwho VARCHAR, from_id BIGINT, to_id BIGINT, rewrite BOOLEAN, round INTEGER)')
-  const appender = await conn.createAppender('alias_moves', 'main', 'temp')
-  for (const m of moves) {
+  const rows = moves.map((m) => {
     const round = m.rewrite ? (rounds.get(m.to) ?? 0) + 1 : 0
     if (m.rewrite) rounds.set(m.to, round)
-    appender.appendVarchar(m.xwho)
-    appender.appendBigInt(BigInt(m.from))
-    appender.appendBigInt(BigInt(m.to))
-    appender.appendBoolean(m.rewrite)
-    appender.appendInteger(round)
-    appender.endRow()
-  }
-  appender.closeSync()
+    return [m.xwho, m.from, m.to, m.rewrite, round]
+  })
+  await conn.appendRows('alias_moves', ['string', 'bigint', 'bigint', 'boolean', 'integer'], rows, { temp: true })
   await conn.run('CREATE OR REPLACE TEMP TABLE alias_ok (_row BIGINT)')
-  const ok = await conn.createAppender('alias_ok', 'main', 'temp')
-  for (const row of accepted) {
-    ok.appendBigInt(BigInt(row))
-    ok.endRow()
-  }
-  ok.closeSync()
+  await conn.appendRows('alias_ok', ['bigint'], accepted.map((row) => [row]), { temp: true })
   await conn.run('INSERT INTO user_aliases SELECT a.original, a.xwho, a.xwhen FROM alias_in a JOIN alias_ok USING (_row) ORDER BY a.xwhen, a._row')
   await conn.run('UPDATE user_ids SET distinct_id = m.to_id FROM alias_moves m WHERE user_ids.xwho = m.xwho')
   // a merged user's profile is named by its login id (the one of its ids that is not merged)
@@ -175,7 +164,7 @@ async function merge(conn: DuckDBConnection, moves: Move[], accepted: number[]):
 }
 
 /** The stored rows of the anonymous ids that move: events take the login's id, profiles merge into the login's. */
-async function rewrite(conn: DuckDBConnection, rounds: Map<number, number>): Promise<void> {
+async function rewrite(conn: Warehouse, rounds: Map<number, number>): Promise<void> {
   await conn.run('UPDATE event_vd SET distinct_id = m.to_id FROM alias_moves m WHERE m.rewrite AND event_vd.distinct_id = m.from_id')
   const columns = [...(await propertyColumns(conn, 'profile_vd')).keys()].map(column)
   const last = Math.max(...rounds.values())

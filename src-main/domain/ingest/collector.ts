@@ -16,6 +16,7 @@ import { LockTimeout, withWriteLock } from '../writeLock'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 import { sealedReported, uploadKey } from './jobOutcome'
+import { engineFailure } from '../../warehouse/errors'
 
 /**
  * The local collector: what the SDKs upload, routed by each record's `appid`, stored only while
@@ -139,7 +140,7 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
         const first = batch[0].text
         logBusyRefusal(ctx.meta, { appid: appKey, lib: stringField(first, '$lib'), libVersion: stringField(first, '$lib_version'), reason: 'writer', records: batch.length, bytes: source.bytes ?? 0 })
       }
-      if (err instanceof Error && err.message.startsWith('Out of Memory Error')) {
+      if (engineFailure(err) === 'out-of-memory') {
         throw new AppError(413, 413, `project ${appKey} has too little warehouse memory to store this upload at once; send it in smaller batches`, ['body'])
       }
       throw err

@@ -1,5 +1,5 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
-import { USER_ALIASES_DDL } from '../../store/warehouse'
+import type { Warehouse } from '../../warehouse'
+import { USER_ALIASES_DDL } from '../../warehouse/duckdb'
 
 /**
  * `distinct_id`: one stable number per `xwho`, the same in events and profiles, kept in the
@@ -11,7 +11,7 @@ import { USER_ALIASES_DDL } from '../../store/warehouse'
  * After an identity merge (`$alias`, see alias.ts) several xwho share one distinct_id;
  * `user_aliases` lists the merged anonymous ids (`original_id`) and the login id each joined.
  */
-export async function ensureUserIds(conn: DuckDBConnection): Promise<void> {
+export async function ensureUserIds(conn: Warehouse): Promise<void> {
   await conn.run('CREATE TABLE IF NOT EXISTS user_ids (xwho VARCHAR NOT NULL, distinct_id BIGINT NOT NULL)')
   await conn.run(USER_ALIASES_DDL)
 }
@@ -24,10 +24,10 @@ export async function ensureUserIds(conn: DuckDBConnection): Promise<void> {
 export const USERS = '(SELECT distinct_id, xwho FROM user_ids WHERE xwho NOT IN (SELECT original_id FROM user_aliases))'
 
 /** Assigns ids to the users of `source` (a SQL relation with an `xwho` column) that have none. */
-export async function assignDistinctIds(conn: DuckDBConnection, source: string): Promise<number> {
+export async function assignDistinctIds(conn: Warehouse, source: string): Promise<number> {
   const result = await conn.run(`INSERT INTO user_ids
     SELECT n.xwho, (SELECT COALESCE(max(distinct_id), 0) FROM user_ids) + row_number() OVER (ORDER BY n.xwho)
     FROM (SELECT DISTINCT xwho FROM ${source}) n
     WHERE NOT EXISTS (SELECT 1 FROM user_ids u WHERE u.xwho = n.xwho)`)
-  return Number(result.rowsChanged)
+  return result
 }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
 import { eventPropertyTypes, userPropertyTypes } from '../schema/plan'
@@ -27,11 +27,11 @@ export type Phase = 'reading' | 'checking' | 'writing'
 export type OnPhase = (phase: Phase, rowsRead?: number) => void | Promise<void>
 
 /** Column names of the staged rows, in file order. */
-export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
-  const reader = await conn.runAndReadAll(
+export async function stagedHeader(conn: Warehouse): Promise<string[]> {
+  const rows = await conn.rows(
     "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
   )
-  return reader.getRows().map((r) => String(r[0]))
+  return rows.map((r) => String(r[0]))
 }
 
 /**
@@ -39,7 +39,7 @@ export async function stagedHeader(conn: DuckDBConnection): Promise<string[]> {
  * the collector and the preview, so that all three judge records the same way; the collector reads
  * them leniently (`lenient`: a value that does not fit is left out, not its record).
  */
-export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'> & { lenient?: boolean }) {
+export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'> & { lenient?: boolean }) {
   const known = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
   if (staged === 'stage_records') {
     const plans = await normalizeRecords(conn, known, spec.lenient)
@@ -56,11 +56,11 @@ export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: D
  * `seal` (the job's outcome) right before its commit. The caller marks in the plan what reported.
  * `onPhase` lets a job show where it is.
  */
-export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, spec: ImportSpec, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>): Promise<LoadResult> {
+export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, spec: ImportSpec, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>): Promise<LoadResult> {
   await onPhase('reading')
   const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec)
   // the staged count is free (table metadata); for JSON it includes blank lines until the check
-  const stagedRows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${staged}`)).getRows()[0][0])
+  const stagedRows = Number((await conn.rows(`SELECT count(*) FROM ${staged}`))[0][0])
   await onPhase('checking', stagedRows)
   const plan = await normalize(ctx, scope, conn, staged, spec)
   await onPhase('writing')

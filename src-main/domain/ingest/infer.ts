@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DataType } from '../schema/types'
 
 /**
@@ -85,15 +85,15 @@ export function inferJson(texts: string[]): DataType | null {
  * the properties: a query per property cost a scan each, minutes for a file with hundreds of
  * rarely filled properties.
  */
-export async function firstValues(conn: DuckDBConnection, relation: string, values: string[], present: string): Promise<string[][]> {
+export async function firstValues(conn: Warehouse, relation: string, values: string[], present: string): Promise<string[][]> {
   const out: string[][] = values.map(() => [])
   if (values.length === 0) return out
-  const reader = await conn.runAndReadAll(`
+  const rows = await conn.rows(`
     SELECT g, CAST(v AS VARCHAR) AS v FROM (
       SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY __uba_r) AS n FROM (
         SELECT __uba_r, unnest(generate_series(0, ${values.length - 1})) AS g, unnest([${values.join(', ')}]) AS v FROM ${relation}
       ) WHERE ${present}
     ) WHERE n <= ${INFERENCE_SAMPLE} ORDER BY g, n`)
-  for (const [g, v] of reader.getRows()) out[Number(g)].push(String(v))
+  for (const [g, v] of rows) out[Number(g)].push(String(v))
   return out
 }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { sealOutcome } from '../outcomes'
 import type { Reported } from '../schema/plan'
 import type { DataType } from '../schema/types'
@@ -55,7 +55,7 @@ export const jobKey = (id: string): string => `job:${id}`
 export const uploadKey = (id: string): string => `collect:${id}`
 export const UPLOAD_KEY_PREFIX = 'collect:'
 
-export function sealJob(conn: DuckDBConnection, id: string, result: LoadResult): Promise<void> {
+export function sealJob(conn: Warehouse, id: string, result: LoadResult): Promise<void> {
   const { reported, ...counts } = result
   const outcome: JobOutcome = { ...counts, reported: sealedReported(reported) }
   return sealOutcome(conn, jobKey(id), outcome)

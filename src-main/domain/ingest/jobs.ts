@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
@@ -13,6 +13,8 @@ import { importFile, type ImportSpec, type OnPhase, type Phase } from './importe
 import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
+import { failureText, readerProblem } from '../../warehouse/errors'
+import { contextState } from '../contextState'
 
 /**
  * Import jobs: queued per project (one writer at a time), run in the background, observable with
@@ -65,13 +67,14 @@ const PHASES: Record<Phase, [number, number]> = { reading: [0, 60], checking: [6
 
 interface Live {
   phase: Phase | null
-  conn: DuckDBConnection | null
+  conn: Warehouse | null
   cancelled: boolean
 }
-const live = new Map<string, Live>()
+/** The jobs running in this server, by id. */
+const liveJobs = contextState(() => new Map<string, Live>())
 
-function view(row: JobRow): JobView {
-  const l = live.get(row.id)
+function view(ctx: DomainContext, row: JobRow): JobView {
+  const l = liveJobs(ctx).get(row.id)
   const options = JSON.parse(row.options) as { result?: JobView['result'] }
   return {
     id: row.id,
@@ -100,11 +103,11 @@ function find(ctx: DomainContext, appKey: string, id: string): JobRow {
 }
 
 export function getJob(ctx: DomainContext, appKey: string, id: string): JobView {
-  return view(find(ctx, appKey, id))
+  return view(ctx, find(ctx, appKey, id))
 }
 
 export function listJobs(ctx: DomainContext, appKey: string): JobView[] {
-  return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map(view)
+  return (ctx.meta.prepare('SELECT * FROM import_jobs WHERE app_key = ? ORDER BY create_time DESC LIMIT 50').all(appKey) as JobRow[]).map((row) => view(ctx, row))
 }
 
 export function update(ctx: DomainContext, id: string, fields: Partial<Record<keyof JobRow, unknown>>): void {
@@ -117,7 +120,7 @@ function trackProgress(ctx: DomainContext, id: string, l: Live): () => void {
   const timer = setInterval(() => {
     if (!l.conn || !l.phase) return
     const [start, width] = PHASES[l.phase]
-    const p = l.conn.progress.percentage
+    const p = l.conn.progress
     const within = p >= 0 ? Math.min(p, 100) / 100 : 0
     update(ctx, id, { percent: start + width * within })
   }, 200)
@@ -138,7 +141,7 @@ export interface JobLabel {
  * It writes in one transaction and calls `seal` with its result right before that COMMIT, so that
  * the job's outcome commits with its data (see domain/outcomes.ts).
  */
-export type JobWork = (conn: DuckDBConnection, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>) => Promise<LoadResult>
+export type JobWork = (conn: Warehouse, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>) => Promise<LoadResult>
 
 /**
  * What a job does in the metadata once its data committed (the plan). Start-up runs it again for a
@@ -197,7 +200,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
     .run(id, scope.appKey, label.kind, label.format, label.source, JSON.stringify(label.options), Date.now(), operator?.id ?? null)
   recordOperation(ctx.meta, operator, `job.start.${label.kind}`, scope.appKey, id)
   const l: Live = { phase: null, conn: null, cancelled: false }
-  live.set(id, l)
+  liveJobs(ctx).set(id, l)
   ctx.background.run(`job ${id}`, () =>
     withWriteLock(ctx, scope.appKey, async () => {
       if (l.cancelled) return
@@ -246,7 +249,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
       // logged by the background runner
       if (unsettled !== null) throw unsettled
     }).finally(() => {
-      live.delete(id)
+      liveJobs(ctx).delete(id)
       cleanup?.()
     }),
   )
@@ -270,10 +273,10 @@ function finishFailed(ctx: DomainContext, id: string, l: Live, err: unknown): vo
 /** What went wrong, in words for the user: the file's problem, never a stack. */
 function failureMessage(err: unknown): string {
   if (err instanceof AppError) return err.message
-  const text = err instanceof Error ? err.message : String(err)
-  const firstLine = text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
-  if (/Maximum line size/i.test(firstLine)) return `a line is longer than the 8 MB a record may take: ${firstLine}`
-  if (/gzip|zlib|inflate/i.test(text)) return `the compressed file is damaged or truncated: ${firstLine}`
+  const firstLine = failureText(err)
+  const problem = readerProblem(err)
+  if (problem === 'line-too-long') return `a line is longer than the 8 MB a record may take: ${firstLine}`
+  if (problem === 'damaged-compression') return `the compressed file is damaged or truncated: ${firstLine}`
   return `the file could not be read: ${firstLine}`
 }
 
@@ -281,7 +284,7 @@ function failureMessage(err: unknown): string {
 export function cancelJob(ctx: DomainContext, appKey: string, id: string, operator: Operator | null): JobView {
   const row = find(ctx, appKey, id)
   if (row.state !== 'queued' && row.state !== 'running') throw badParam('id', `import job ${id} has already ${row.state}`)
-  const l = live.get(id)
+  const l = liveJobs(ctx).get(id)
   if (l) {
     l.cancelled = true
     l.conn?.interrupt()

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { AppError } from '../errors'
 import { testPause } from '../testPause'
 import { addColumns } from '../schema/columns'
@@ -58,8 +58,8 @@ export class RejectedRecords extends AppError {
 export const REJECTED_SAMPLE = 100
 const VALID = 'n._problem IS NULL AND NOT n.debug'
 
-async function one(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
-  return (await conn.runAndReadAll(sql)).getRowObjectsJS()[0] ?? {}
+async function one(conn: Warehouse, sql: string): Promise<Record<string, unknown>> {
+  return (await conn.query(sql))[0] ?? {}
 }
 
 /**
@@ -67,16 +67,16 @@ async function one(conn: DuckDBConnection, sql: string): Promise<Record<string, 
  * carry, and per event its platforms. Grouped by the record's state instead of a FILTER per count,
  * which costs a pass of its own per count (a file of wide records has hundreds).
  */
-async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[]) {
+async function survey(conn: Warehouse, events: PropertyPlan[], users: PropertyPlan[]) {
   const cols = [...events.map((p) => eventCol(p.id)), ...users.map((p) => userCol(p.id))]
   // the SDK of each record (its $lib, an event or a user property as the record is) for the project's sdkBack
   const libCols = [...events.filter((p) => p.id === '$lib').map((p) => eventCol(p.id)), ...users.filter((p) => p.id === '$lib').map((p) => userCol(p.id))]
   const lib = libCols.length > 0 ? `CAST(COALESCE(${libCols.map((c) => `n.${c}`).join(', ')}) AS VARCHAR)` : 'NULL::VARCHAR'
-  const groups = (await conn.runAndReadAll(`SELECT CASE WHEN n._problem IS NOT NULL THEN 'rejected' WHEN n.debug THEN 'debug' ELSE 'valid' END AS state,
+  const groups = (await conn.query(`SELECT CASE WHEN n._problem IS NOT NULL THEN 'rejected' WHEN n.debug THEN 'debug' ELSE 'valid' END AS state,
       n.is_profile, n.xwhat, count(*) AS n, list(DISTINCT n.platform) FILTER (WHERE n.platform IS NOT NULL) AS platforms,
       list(DISTINCT ${lib}) FILTER (WHERE ${lib} IS NOT NULL) AS libs
       ${cols.map((c, i) => `, count(${c}) AS "c${i}"`).join('')}
-      FROM norm n GROUP BY ALL`)).getRowObjectsJS()
+      FROM norm n GROUP BY ALL`))
   const count = (state: string) => groups.filter((g) => g.state === state).reduce((sum, g) => sum + Number(g.n), 0)
   const valid = (profile: boolean) => groups.filter((g) => g.state === 'valid' && g.is_profile === profile)
   const carried = (profile: boolean, i: number) => valid(profile).some((g) => Number(g[`c${i}`]) > 0)
@@ -92,8 +92,8 @@ async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: Pro
   for (const g of [...valid(false), ...valid(true)]) for (const l of (g.libs as string[] | null) ?? []) reported.libs.add(l)
   for (const p of carriedEvents) reported.eventProperties.set(p.id, p.type)
   for (const p of carriedUsers) reported.userProperties.set(p.id, p.type)
-  const rejected = (await conn.runAndReadAll(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason
-      FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`)).getRowObjectsJS()
+  const rejected = (await conn.query(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason
+      FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`))
   return {
     total: groups.reduce((sum, g) => sum + Number(g.n), 0),
     rejected: count('rejected'),
@@ -110,12 +110,12 @@ async function survey(conn: DuckDBConnection, events: PropertyPlan[], users: Pro
  * The property columns of both tables in one catalog read: information_schema.columns is a view
  * over every table, and read twice it cost a collector upload of 50 records about a tenth of its time.
  */
-async function propertyColumnNames(conn: DuckDBConnection): Promise<{ eventColumns: Set<string>; profileColumns: Set<string> }> {
-  const reader = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns()
+async function propertyColumnNames(conn: Warehouse): Promise<{ eventColumns: Set<string>; profileColumns: Set<string> }> {
+  const rows = await conn.rows(`SELECT table_name, column_name FROM duckdb_columns()
     WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN ('event_vd', 'profile_vd')`)
   const eventColumns = new Set<string>()
   const profileColumns = new Set<string>()
-  for (const [table, name] of reader.getRows()) {
+  for (const [table, name] of rows) {
     const isEvent = table === 'event_vd'
     const base: readonly string[] = isEvent ? EVENT_BASE_COLUMNS : PROFILE_BASE_COLUMNS
     if (!base.includes(String(name))) (isEvent ? eventColumns : profileColumns).add(String(name))
@@ -127,7 +127,7 @@ async function propertyColumnNames(conn: DuckDBConnection): Promise<{ eventColum
  * Writes the valid records of `norm` into the warehouse in one transaction: new columns, new
  * distinct ids, events, profile operations. Any failure (or an interrupt) rolls all of it back.
  */
-export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], users: PropertyPlan[], unsetIds: string[], options: LoadOptions): Promise<LoadResult> {
+export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: PropertyPlan[], unsetIds: string[], options: LoadOptions): Promise<LoadResult> {
   const s = await survey(conn, events, users)
   const result: LoadResult = {
     rowsRead: s.total,
@@ -164,7 +164,7 @@ export async function loadNorm(conn: DuckDBConnection, events: PropertyPlan[], u
     // stored by user, then time (EVENT_ORDER), the order kept as written
     const inserted = await insertionOrder(conn, true, () => conn.run(`INSERT INTO event_vd BY NAME
       SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored} ORDER BY ${EVENT_ORDER}`))
-    result.eventsWritten = Number(inserted.rowsChanged)
+    result.eventsWritten = inserted
     if (options.dedupe) {
       const candidates = await one(conn, `SELECT count(*) AS n FROM norm n WHERE ${VALID} AND NOT n.is_profile`)
       result.duplicatesSkipped = Number(candidates.n) - result.eventsWritten

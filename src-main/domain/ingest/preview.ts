@@ -31,14 +31,6 @@ export interface PreviewView {
   problems: Rejection[]
 }
 
-function plain(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value)
-  if (value instanceof Date) return value.toISOString()
-  if (Array.isArray(value)) return value.map(plain)
-  if (value && typeof value === 'object' && 'toString' in value && !(value.constructor === Object)) return String(value)
-  return value
-}
-
 /**
  * The first records of a file as they would be stored, with inferred types and problems. Reads
  * only the top of the file and writes nothing (temporary tables on its own connection).
@@ -77,20 +69,19 @@ export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec:
       ...plan.users.map((p) => ({ property: p.id, type: p.type, known: !p.isNew, target: 'user' as const })),
     ]
     const cols = [...plan.events.map((p) => `${eventCol(p.id)}`), ...plan.users.map((p) => `${userCol(p.id)}`)]
-    const sample = (await conn.runAndReadAll(`SELECT _row, xwho, xwhat, strftime(xwhen, '%Y-%m-%d %H:%M:%S.%g') AS xwhen, ds, _problem ${cols.map((c) => `, ${c}`).join('')}
-        FROM norm ORDER BY _row LIMIT ${Math.max(1, Math.min(rows, PREVIEW_SAMPLE))}`)).getRowObjectsJS()
+    const sample = (await conn.query(`SELECT _row, xwho, xwhat, strftime(xwhen, '%Y-%m-%d %H:%M:%S.%g') AS xwhen, ds, _problem ${cols.map((c) => `, ${c}`).join('')}
+        FROM norm ORDER BY _row LIMIT ${Math.max(1, Math.min(rows, PREVIEW_SAMPLE))}`, undefined, 'display'))
     out.rows = sample.map((r) => {
       const properties: Record<string, unknown> = {}
-      for (const p of plan.events) if (r[`e:${p.id}`] !== null) properties[p.id] = plain(r[`e:${p.id}`])
-      for (const p of plan.users) if (r[`u:${p.id}`] !== null) properties[p.id] = plain(r[`u:${p.id}`])
+      for (const p of plan.events) if (r[`e:${p.id}`] !== null) properties[p.id] = r[`e:${p.id}`]
+      for (const p of plan.users) if (r[`u:${p.id}`] !== null) properties[p.id] = r[`u:${p.id}`]
       const problem = r._problem as { property: string; value: string | null; reason: string } | null
       return { row: Number(r._row), xwho: r.xwho as string | null, xwhat: r.xwhat as string | null, xwhen: r.xwhen as string | null, ds: r.ds === null ? null : Number(r.ds), properties, problem }
     })
-    const counts = (await conn.runAndReadAll('SELECT count(*) AS n, count(_problem) AS bad FROM norm')).getRowObjectsJS()[0]
+    const counts = (await conn.query('SELECT count(*) AS n, count(_problem) AS bad FROM norm'))[0]
     out.rowsChecked = Number(counts.n)
     out.rowsRejected = Number(counts.bad)
-    out.problems = (await conn.runAndReadAll(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`))
-      .getRowObjectsJS()
+    out.problems = (await conn.query(`SELECT _row, _problem.property AS property, _problem.value AS value, _problem.reason AS reason FROM norm WHERE _problem IS NOT NULL ORDER BY _row LIMIT ${REJECTED_SAMPLE}`))
       .map((r) => ({ row: Number(r._row), property: String(r.property), value: r.value === null ? null : String(r.value), reason: String(r.reason) }))
     return out
   })

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import type { Rejection } from './load'
 
@@ -58,15 +58,15 @@ const ALL = `(SELECT _row, 'refused' AS kind, _problem.property AS property, _pr
   SELECT _row, 'dropped', n.property, n.value, n.reason FROM (SELECT _row, unnest(_notes) AS n FROM norm WHERE _problem IS NULL))`
 
 /** Reads the problems of a lenient `norm`, with the records they came from (`stage_records`). */
-export async function batchProblems(conn: DuckDBConnection, droppedSample = 20): Promise<BatchProblems> {
-  const counts = (await conn.runAndReadAll(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} GROUP BY ALL ORDER BY kind, property, reason`)).getRowObjectsJS()
+export async function batchProblems(conn: Warehouse, droppedSample = 20): Promise<BatchProblems> {
+  const counts = (await conn.query(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} GROUP BY ALL ORDER BY kind, property, reason`))
   // the usual upload has no problem: one query, not three
   if (counts.length === 0) return { counts: [], examples: [], valuesDropped: 0, dropped: [] }
-  const examples = (await conn.runAndReadAll(`SELECT p._row, p.kind, p.property, p.value, p.reason, left(s.line, ${EXCERPT_CHARS}) AS record,
+  const examples = (await conn.query(`SELECT p._row, p.kind, p.property, p.value, p.reason, left(s.line, ${EXCERPT_CHARS}) AS record,
       try(json_extract_string(s.line, '$.xcontext."$lib"')) AS lib, try(json_extract_string(s.line, '$.xcontext."$lib_version"')) AS lib_version
     FROM (SELECT *, row_number() OVER (PARTITION BY kind, property, reason ORDER BY _row) AS k FROM ${ALL}) p
     JOIN stage_records s ON s.rowid + 1 = p._row
-    WHERE p.k <= ${EXAMPLES_PER_UPLOAD} ORDER BY p._row, p.kind, p.property`)).getRowObjectsJS()
+    WHERE p.k <= ${EXAMPLES_PER_UPLOAD} ORDER BY p._row, p.kind, p.property`))
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v))
   const typed = examples.map((e) => ({
     row: Number(e._row),
@@ -78,7 +78,7 @@ export async function batchProblems(conn: DuckDBConnection, droppedSample = 20):
     libVersion: text(e.lib_version),
     record: String(e.record),
   }))
-  const dropped = (await conn.runAndReadAll(`SELECT _row, property, value, reason FROM ${ALL} WHERE kind = 'dropped' ORDER BY _row, property LIMIT ${droppedSample}`)).getRowObjectsJS()
+  const dropped = (await conn.query(`SELECT _row, property, value, reason FROM ${ALL} WHERE kind = 'dropped' ORDER BY _row, property LIMIT ${droppedSample}`))
   return {
     counts: counts.map((c) => ({ kind: c.kind as 'refused' | 'dropped', property: String(c.property), reason: String(c.reason), count: Number(c.n) })),
     examples: typed,

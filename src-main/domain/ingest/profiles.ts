@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { column } from '../schema/types'
 import { USERS } from './identity'
 import { unsetCol, userCol, type PropertyPlan } from './norm'
@@ -12,25 +12,25 @@ import { literal } from './sql'
  * unset clears, delete removes the row. A user's operations are those of all its ids (merged by
  * `$alias`): runs and rows go by distinct_id.
  */
-export async function applyProfiles(conn: DuckDBConnection, props: PropertyPlan[], unsetIds: string[]): Promise<number> {
+export async function applyProfiles(conn: Warehouse, props: PropertyPlan[], unsetIds: string[]): Promise<number> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE prof AS
     SELECT *, sum(CASE WHEN op IS DISTINCT FROM prev_op THEN 1 ELSE 0 END) OVER (PARTITION BY distinct_id ORDER BY xwhen, _row) AS level
     FROM (SELECT n.*, u.distinct_id, lag(op) OVER (PARTITION BY u.distinct_id ORDER BY n.xwhen, n._row) AS prev_op
           FROM norm n JOIN user_ids u USING (xwho)
           WHERE n.is_profile AND n._problem IS NULL AND NOT n.debug)`)
-  const levels = (await conn.runAndReadAll('SELECT DISTINCT level, op FROM prof ORDER BY level, op')).getRows().map((r) => ({ level: Number(r[0]), op: String(r[1]) }))
+  const levels = (await conn.rows('SELECT DISTINCT level, op FROM prof ORDER BY level, op')).map((r) => ({ level: Number(r[0]), op: String(r[1]) }))
   let changed = 0
   for (const { level, op } of levels) {
     const batch = `(SELECT * FROM prof WHERE level = ${level} AND op = ${literal(op)})`
     if (op === '$profile_delete') {
-      changed += Number((await conn.run(`DELETE FROM profile_vd WHERE distinct_id IN (SELECT distinct_id FROM ${batch})`)).rowsChanged)
+      changed += await conn.run(`DELETE FROM profile_vd WHERE distinct_id IN (SELECT distinct_id FROM ${batch})`)
       continue
     }
     if (op === '$profile_unset') {
       if (unsetIds.length === 0) continue
       const aggs = unsetIds.map((id) => `bool_or(${unsetCol(id)}) AS ${unsetCol(id)}`).join(', ')
       const sets = unsetIds.map((id) => `${column(id)} = CASE WHEN a.${unsetCol(id)} THEN NULL ELSE profile_vd.${column(id)} END`).join(', ')
-      changed += Number((await conn.run(`UPDATE profile_vd SET ${sets} FROM (SELECT distinct_id, ${aggs} FROM ${batch} GROUP BY distinct_id) a WHERE profile_vd.distinct_id = a.distinct_id`)).rowsChanged)
+      changed += await conn.run(`UPDATE profile_vd SET ${sets} FROM (SELECT distinct_id, ${aggs} FROM ${batch} GROUP BY distinct_id) a WHERE profile_vd.distinct_id = a.distinct_id`)
       continue
     }
     // the value operations create the user's row when there is none, named by its login id
@@ -57,7 +57,7 @@ export async function applyProfiles(conn: DuckDBConnection, props: PropertyPlan[
     const result = await conn.run(`UPDATE profile_vd SET ${usable.map(set).join(', ')}
       FROM (SELECT distinct_id, ${usable.map(agg).join(', ')} FROM ${batch} GROUP BY distinct_id) a
       WHERE profile_vd.distinct_id = a.distinct_id`)
-    changed += Number(result.rowsChanged)
+    changed += result
   }
   return changed
 }

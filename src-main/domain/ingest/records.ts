@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { PROFILE_EVENTS } from '../schema/presets'
 import type { DataType } from '../schema/types'
 import { firstValues, INFERENCE_SAMPLE, inferJson } from './infer'
@@ -7,7 +7,6 @@ import {
   type Check, type PropertyPlan,
 } from './norm'
 import { literal, unordered } from './sql'
-import { localDateSql } from './localDate'
 import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
 
 /**
@@ -71,20 +70,20 @@ const keyChecks = (keys: string) => ({
 })
 
 /** The key lists of the records, by class; resolves to whether any list breaks a key rule. */
-async function surveyKeys(conn: DuckDBConnection): Promise<boolean> {
+async function surveyKeys(conn: Warehouse): Promise<boolean> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE rec_keys AS
     SELECT keys, cls, count(*) AS n
     FROM (SELECT try(json_keys(line, '$.xcontext')) AS keys, ${LISTING_CLASS} AS cls FROM stage_records WHERE ${NOT_BLANK})
     GROUP BY ALL`)
   const k = keyChecks('keys')
-  const reader = await conn.runAndReadAll(`SELECT COALESCE(bool_or(${k.tooMany} OR ${k.invalid} OR ${k.reserved}), false) FROM rec_keys WHERE keys IS NOT NULL`)
-  return reader.getRows()[0][0] === true
+  const rows = await conn.rows(`SELECT COALESCE(bool_or(${k.tooMany} OR ${k.invalid} OR ${k.reserved}), false) FROM rec_keys WHERE keys IS NOT NULL`)
+  return rows[0][0] === true
 }
 
 /** The distinct keys the records of a class carry. */
-async function keysOf(conn: DuckDBConnection, where: string): Promise<string[]> {
-  const reader = await conn.runAndReadAll(`SELECT DISTINCT unnest(keys) AS k FROM rec_keys WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
-  return reader.getRows().map((r) => String(r[0]))
+async function keysOf(conn: Warehouse, where: string): Promise<string[]> {
+  const rows = await conn.rows(`SELECT DISTINCT unnest(keys) AS k FROM rec_keys WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
+  return rows.map((r) => String(r[0]))
 }
 
 /** Groups raw keys by the property id they fold to; keys that cannot be ids are left out here. */
@@ -99,7 +98,7 @@ function group(keys: string[]): Map<string, string[]> {
 }
 
 /** The first present values of each id (its raw keys in order, the first one present), as JSON texts; each record parsed once. */
-async function valuesOf(conn: DuckDBConnection, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
+async function valuesOf(conn: Warehouse, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
   const keys = [...new Set(ids.flatMap(([, k]) => k))]
   const at = new Map(keys.map((k, i) => [k, i + 1]))
   const value = (k: string) => `x[${at.get(k)}]`
@@ -115,11 +114,11 @@ async function valuesOf(conn: DuckDBConnection, ids: [string, string[]][], where
  * over the first lines, and one over the whole file for the ids with too few values there (one
  * query per id cost a scan each, minutes for a file with hundreds of rare keys).
  */
-async function inferNew(conn: DuckDBConnection, byId: Map<string, string[]>, known: Map<string, DataType>, where: string): Promise<Map<string, DataType>> {
+async function inferNew(conn: Warehouse, byId: Map<string, string[]>, known: Map<string, DataType>, where: string): Promise<Map<string, DataType>> {
   const fresh = [...byId].filter(([id]) => !known.has(id))
   if (fresh.length === 0) return new Map()
   const values = await valuesOf(conn, fresh, where, INFERENCE_HEAD)
-  const lines = Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0])
+  const lines = Number((await conn.rows('SELECT count(*) FROM stage_records'))[0][0])
   const short = fresh.filter(([id]) => values.get(id)!.length < INFERENCE_SAMPLE)
   if (lines > INFERENCE_HEAD && short.length > 0) for (const [id, texts] of await valuesOf(conn, short, where)) values.set(id, texts)
   const out = new Map<string, DataType>()
@@ -160,7 +159,7 @@ export interface RecordPlans {
 }
 
 /** Builds `norm` from `stage_records`; `lenient` (the collector) stores records without the values that do not fit. */
-export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes, lenient = false): Promise<RecordPlans> {
+export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenient = false): Promise<RecordPlans> {
   const keysBroken = await surveyKeys(conn)
   const eventKeys = group(await keysOf(conn, CLASS_OF.event))
   const userKeys = group(await keysOf(conn, CLASS_OF.valueOp))
@@ -169,7 +168,7 @@ export async function normalizeRecords(conn: DuckDBConnection, known: KnownTypes
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
   const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !SDK_PRESETS.has(id))
-  const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_records')).getRows()[0][0]))
+  const localDate = await conn.localDateSql(Number((await conn.rows('SELECT count(*) FROM stage_records'))[0][0]))
   await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate, lenient)))
   return { event, user, unset: unset.map(([id]) => id) }
 }

@@ -1,6 +1,6 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import { forgetOutcomes, readOutcomes } from '../outcomes'
 import type { ProjectScope } from '../project/scope'
@@ -46,7 +46,7 @@ async function settleJob(ctx: DomainContext, scope: ProjectScope, row: JobRow, o
   return settled
 }
 
-async function settleProject(ctx: DomainContext, scope: ProjectScope, rows: JobRow[], conn: DuckDBConnection): Promise<void> {
+async function settleProject(ctx: DomainContext, scope: ProjectScope, rows: JobRow[], conn: Warehouse): Promise<void> {
   const sealed = await readOutcomes(conn, null)
   const keep: string[] = []
   for (const row of rows) {

@@ -1,5 +1,3 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
-
 /** Small helpers for SQL that the importers generate from checked names only. */
 
 /** A SQL string literal. Used for file paths and checked ids, never for values (those are bound). */
@@ -12,13 +10,18 @@ export function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
+/** What the order settings need of a connection: a warehouse, or the engine's own connection. */
+interface StatementRunner {
+  run(sql: string): Promise<unknown>
+}
+
 /**
  * Runs `work` with preserve_insertion_order set on this connection only. Off: statements whose row
  * order means nothing (rows carry their number in `_row`, stored events have no order) run in
  * parallel without collecting batches in order. On: a staging read, whose rowids are line numbers.
  * SESSION, because a plain SET is global: it would reorder a staging read on another connection.
  */
-export async function insertionOrder<T>(conn: DuckDBConnection, preserve: boolean, work: () => Promise<T>): Promise<T> {
+export async function insertionOrder<T>(conn: StatementRunner, preserve: boolean, work: () => Promise<T>): Promise<T> {
   await conn.run(`SET SESSION preserve_insertion_order = ${preserve}`)
   try {
     return await work()
@@ -39,6 +42,6 @@ export async function insertionOrder<T>(conn: DuckDBConnection, preserve: boolea
 export const EVENT_ORDER = 'distinct_id, xwhen'
 
 /** `work` with the rows' order free (see insertionOrder). */
-export function unordered<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+export function unordered<T>(conn: StatementRunner, work: () => Promise<T>): Promise<T> {
   return insertionOrder(conn, false, work)
 }

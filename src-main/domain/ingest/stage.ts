@@ -3,7 +3,8 @@ import { closeSync, copyFileSync, linkSync, openSync, readSync, rmSync } from 'n
 import { extname, join } from 'node:path'
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { constants, gunzipSync } from 'node:zlib'
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
+import { engineFailure, failureText, readerProblem, unreadableInput } from '../../warehouse/errors'
 import { privateDir } from '../../store/private'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
@@ -139,7 +140,7 @@ function previewHead(limit?: number): { sql: string; lines: number } {
 }
 
 /** JSON: one record per line, or one array of records (detected from the first character). */
-async function stageJson(conn: DuckDBConnection, file: string, limit?: number): Promise<void> {
+async function stageJson(conn: Warehouse, file: string, limit?: number): Promise<void> {
   const { sql, lines } = previewHead(limit)
   const gz = compression(file)
   if (await firstCharacter(file, gz === 'gzip') === '[') {
@@ -159,7 +160,7 @@ async function stageJson(conn: DuckDBConnection, file: string, limit?: number): 
     ${sql}`)
 }
 
-async function stageDelimited(conn: DuckDBConnection, file: string, delim: string, limit?: number): Promise<void> {
+async function stageDelimited(conn: Warehouse, file: string, delim: string, limit?: number): Promise<void> {
   const { sql, lines } = previewHead(limit)
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
   const { text, encoding } = firstText(file)
@@ -169,7 +170,7 @@ async function stageDelimited(conn: DuckDBConnection, file: string, delim: strin
   try {
     await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
   } catch (err) {
-    if (!(err instanceof Error) || !/^Invalid Input Error: (CSV Error|Error when sniffing)/.test(err.message)) throw err
+    if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') throw err
     throw await csvProblem(conn, reader, sql, delim, err)
   }
 }
@@ -178,7 +179,7 @@ async function stageDelimited(conn: DuckDBConnection, file: string, delim: strin
  * Why DuckDB's reader refused a CSV or TSV file, as the first line it could not take: read again,
  * its rejected lines kept aside (`store_rejects`), to find that line and its problem.
  */
-async function csvProblem(conn: DuckDBConnection, reader: (options: string) => string, limit: string, delim: string, err: Error): Promise<AppError> {
+async function csvProblem(conn: Warehouse, reader: (options: string) => string, limit: string, delim: string, err: Error): Promise<AppError> {
   const tables = "rejects_table = 'stage_reject_errors', rejects_scan = 'stage_reject_scans'"
   const drop = async () => {
     await conn.run('DROP TABLE IF EXISTS temp.stage_reject_errors')
@@ -191,8 +192,8 @@ async function csvProblem(conn: DuckDBConnection, reader: (options: string) => s
     await conn.run(`CREATE TEMP TABLE stage_reject_probe AS SELECT * FROM ${reader(`, store_rejects = true, ${tables}`)} ${limit}`)
     // a line of too many cells has an error per extra cell, the last one counting them all; one of
     // too few, an error per missing cell, the first one counting them
-    const first = (await conn.runAndReadAll(`SELECT line, error_type, csv_line, error_message FROM temp.stage_reject_errors
-      ORDER BY line, CASE WHEN error_type = 'TOO MANY COLUMNS' THEN -column_idx ELSE column_idx END LIMIT 1`)).getRowObjectsJS()[0]
+    const first = (await conn.query(`SELECT line, error_type, csv_line, error_message FROM temp.stage_reject_errors
+      ORDER BY line, CASE WHEN error_type = 'TOO MANY COLUMNS' THEN -column_idx ELSE column_idx END LIMIT 1`))[0]
     if (first) {
       const text = String(first.csv_line ?? '')
       const shown = JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text)
@@ -209,13 +210,13 @@ async function csvProblem(conn: DuckDBConnection, reader: (options: string) => s
   } finally {
     await drop().catch(() => undefined)
   }
-  return badParam('file', `the file could not be read as CSV: ${err.message.split('\n')[0].replace(/^Invalid Input Error: /, '')}`)
+  return badParam('file', `the file could not be read as CSV: ${failureText(err)}`)
 }
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
-async function stageParquet(conn: DuckDBConnection, file: string, limit?: number): Promise<void> {
+async function stageParquet(conn: Warehouse, file: string, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
-  const columns = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRows().map((r) => ({ name: String(r[0]), type: String(r[1]) }))
+  const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
   const cells = columns.map(({ name, type }) =>
     /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
   )
@@ -224,50 +225,26 @@ async function stageParquet(conn: DuckDBConnection, file: string, limit?: number
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
-async function stageExcel(conn: DuckDBConnection, file: string, sheet: string | undefined, limit?: number): Promise<void> {
+async function stageExcel(conn: Warehouse, file: string, sheet: string | undefined, limit?: number): Promise<void> {
   const { header, rows } = readExcel(file, sheet, limit)
   await stageTextRows(conn, header, rows)
 }
 
 /** Loads rows of text cells (Excel, the collector's records) through the appender. */
-export async function stageTextRows(conn: DuckDBConnection, header: string[], rows: (string | null)[][]): Promise<void> {
+export async function stageTextRows(conn: Warehouse, header: string[], rows: (string | null)[][]): Promise<void> {
   const columns = header.map((h) => `${ident(h)} VARCHAR`).join(', ')
   await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows (${columns})`)
-  const appender = await conn.createAppender('stage_rows', 'main', 'temp')
-  rows.forEach((row) => {
-    for (let c = 0; c < header.length; c++) {
-      const cell = row[c]
-      if (cell === null || cell === undefined) appender.appendNull()
-      else appender.appendVarchar(cell)
-    }
-    appender.endRow()
-  })
-  appender.closeSync()
+  await conn.appendRows('stage_rows', header.map(() => 'string' as const), rows.map((row) => header.map((_, c) => row[c] ?? null)), { temp: true })
 }
 
-/** Characters appended between two turns given to other requests (the appender works synchronously). */
-const APPEND_SLICE_CHARS = 1024 * 1024
-
 /**
- * Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. The appender
- * is flushed and other requests are answered every megabyte: appending a 60 MB upload in one go
- * held the server for a few hundred ms.
+ * Collector uploads: records already parsed by the HTTP layer, staged as JSON texts. Other requests
+ * are answered between parts (see `Warehouse.appendRows`): appending a 60 MB upload in one go held
+ * the server for a few hundred ms.
  */
-export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]): Promise<void> {
+export async function stageRecordTexts(conn: Warehouse, lines: string[]): Promise<void> {
   await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (line VARCHAR)')
-  const appender = await conn.createAppender('stage_records', 'main', 'temp')
-  let sinceYield = 0
-  for (const line of lines) {
-    appender.appendVarchar(line)
-    appender.endRow()
-    sinceYield += line.length
-    if (sinceYield >= APPEND_SLICE_CHARS) {
-      sinceYield = 0
-      appender.flushSync()
-      await yieldToRequests()
-    }
-  }
-  appender.closeSync()
+  await conn.appendRows('stage_records', ['string'], lines.map((line) => [line]), { temp: true, between: () => yieldToRequests() })
 }
 
 /**
@@ -307,7 +284,7 @@ export interface StageSource {
  * Stages a file (its first `limit` records only, for a preview); resolves to the staging table's
  * name. `stagingDir` is the project's staging folder, the one DuckDB may read.
  */
-export async function stageFile(conn: DuckDBConnection, stagingDir: string, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+export async function stageFile(conn: Warehouse, stagingDir: string, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
   if (source.format === 'excel') {
     // read by SheetJS in Node, not by DuckDB: nothing to place
     await stageExcel(conn, source.file, source.sheet, limit)
@@ -318,19 +295,20 @@ export async function stageFile(conn: DuckDBConnection, stagingDir: string, sour
 }
 
 /** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
-async function stageRead(conn: DuckDBConnection, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+async function stageRead(conn: Warehouse, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
   try {
     return await readAs(conn, source, limit)
   } catch (err) {
-    if (err instanceof AppError || !(err instanceof Error) || !/^(Invalid Input|Invalid|IO|Conversion) Error: /.test(err.message)) throw err
-    const first = err.message.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
-    if (/Maximum line size/i.test(first)) throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
-    if (/gzip|zlib|inflate/i.test(err.message)) throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
+    if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) throw err
+    const first = failureText(err)
+    const problem = readerProblem(err)
+    if (problem === 'line-too-long') throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
+    if (problem === 'damaged-compression') throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
     throw badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
   }
 }
 
-async function readAs(conn: DuckDBConnection, { file, format, delimiter }: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+async function readAs(conn: Warehouse, { file, format, delimiter }: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
   switch (format) {
     case 'json':
       await stageJson(conn, file, limit)

@@ -1,10 +1,9 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
-import { localDateSql } from './localDate'
 import { dayOfDate, eventTime, fromText } from './typing'
 
 /**
@@ -112,7 +111,7 @@ const HEAD_ROWS = 10_000
  * rows, or in the whole file for a column empty there; null for a column with none. One pass over
  * the head for every column, one over the file for the empty ones.
  */
-async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[], decimal: Decimal): Promise<Map<string, DataType | null>> {
+async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Decimal): Promise<Map<string, DataType | null>> {
   const present = "v IS NOT NULL AND v <> ''"
   const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
   const head = await firstValues(conn, `(SELECT rowid AS __uba_r, * FROM stage_rows WHERE rowid < ${HEAD_ROWS})`, cells(columns), present)
@@ -129,7 +128,7 @@ async function inferColumns(conn: DuckDBConnection, columns: ColumnPlan[], decim
  * local day from the time (see localDate.ts), then the checks over the computed values (a check's
  * value text is evaluated only for a record it rejects).
  */
-export async function normalizeRows(conn: DuckDBConnection, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>, decimal: Decimal = '.'): Promise<PropertyPlan[]> {
+export async function normalizeRows(conn: Warehouse, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>, decimal: Decimal = '.'): Promise<PropertyPlan[]> {
   const columns = planColumns(header, mapping, kind)
   const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
   const inferred = await inferColumns(conn, fresh, decimal)
@@ -147,7 +146,7 @@ export async function normalizeRows(conn: DuckDBConnection, header: string[], ma
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
-  const localDate = await localDateSql(conn, Number((await conn.runAndReadAll('SELECT count(*) FROM stage_rows')).getRows()[0][0]))
+  const localDate = await conn.localDateSql(Number((await conn.rows('SELECT count(*) FROM stage_rows'))[0][0]))
   const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
   await unordered(conn, () =>
     conn.run(`CREATE OR REPLACE TEMP TABLE norm AS

@@ -45,10 +45,10 @@ export async function* exportSequence(
   let properties: string[]
   const p = ctx.dialect.params()
   try {
-    const found = await findUser(queryOn(session.conn), ctx.dialect, user)
+    const found = await findUser(queryOn(session), ctx.dialect, user)
     const columns: Columns = {
-      event: new Set((await propertyColumns(session.conn, 'event_vd')).keys()),
-      user: new Set((await propertyColumns(session.conn, 'profile_vd')).keys()),
+      event: new Set((await propertyColumns(session, 'event_vd')).keys()),
+      user: new Set((await propertyColumns(session, 'profile_vd')).keys()),
     }
     const nowLocal = ctx.dialect.localNow(currentTime())
     properties = [...columns.event]

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import { USERS } from '../ingest/identity'
@@ -21,8 +21,8 @@ export interface KnownUser {
 export type Query = (sql: string, params: SqlParams) => Promise<Record<string, unknown>[]>
 
 /** `Query` over a connection. */
-export function queryOn(conn: DuckDBConnection): Query {
-  return async (sql, p) => (await conn.runAndReadAll(sql, p.values as never)).getRowObjectsJS()
+export function queryOn(conn: Warehouse): Query {
+  return async (sql, p) => (await conn.query(sql, p.values))
 }
 
 /** The user named by a body with exactly one of `distinctId` and `xwho` (both or neither: 400 naming both). */

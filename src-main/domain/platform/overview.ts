@@ -23,13 +23,13 @@ function day(ds: number | null): string | null {
 export async function projectOverview(ctx: DomainContext, scope: ProjectScope): Promise<ProjectOverview> {
   const meta = ctx.meta.prepare('SELECT cname, stream FROM projects WHERE app_key = ?').get(scope.appKey) as { cname: string; stream: number }
   const counts = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    const reader = await conn.runAndReadAll(
+    const rows = await conn.query(
       `SELECT (SELECT count(*) FROM event_vd) AS events,
               (SELECT count(*) FROM profile_vd) AS users,
               (SELECT min(ds) FROM event_vd) AS first_ds,
               (SELECT max(ds) FROM event_vd) AS last_ds`,
     )
-    return reader.getRowObjectsJS()[0] as { events: bigint; users: bigint; first_ds: number | null; last_ds: number | null }
+    return rows[0] as { events: bigint; users: bigint; first_ds: number | null; last_ds: number | null }
   })
   return {
     appKey: scope.appKey,

@@ -2,15 +2,17 @@ import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { recordOperation } from '../project/operations'
 import { ProjectStatus, StreamState } from './projects'
+import { contextState } from '../contextState'
 
 /**
  * The data stream of a project gates what the local collector accepts. Switching is asynchronous
  * (spec 3.4): start goes 0 -> 1 (starting) -> 2 (started), or 3 when the database cannot be opened;
  * stop goes 2 -> 5 (closing) -> 0. A newer switch supersedes one still in flight.
  */
-const generation = new Map<string, number>()
+const generations = contextState(() => new Map<string, number>())
 
-function bump(appKey: string): number {
+function bump(ctx: DomainContext, appKey: string): number {
+  const generation = generations(ctx)
   const next = (generation.get(appKey) ?? 0) + 1
   generation.set(appKey, next)
   return next
@@ -35,14 +37,14 @@ export function switchStream(ctx: DomainContext, appKey: string, on: boolean, op
     if (project.stream === StreamState.starting || project.stream === StreamState.started) return
     setState(ctx, appKey, StreamState.starting)
     recordOperation(ctx.meta, operator, 'stream.start', appKey)
-    const gen = bump(appKey)
+    const gen = bump(ctx, appKey)
     ctx.background.run(`start stream of ${appKey}`, async () => {
       try {
         // the stream writes into the project's database: it must exist and open
         await ctx.warehouse.createProject(appKey, project.time_zone)
-        if (generation.get(appKey) === gen) setState(ctx, appKey, StreamState.started, StreamState.starting)
+        if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.started, StreamState.starting)
       } catch (err) {
-        if (generation.get(appKey) === gen) setState(ctx, appKey, StreamState.interrupted, StreamState.starting)
+        if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.interrupted, StreamState.starting)
         throw err
       }
     })
@@ -50,11 +52,11 @@ export function switchStream(ctx: DomainContext, appKey: string, on: boolean, op
     if (project.stream === StreamState.notStarted || project.stream === StreamState.closing) return
     setState(ctx, appKey, StreamState.closing)
     recordOperation(ctx.meta, operator, 'stream.stop', appKey)
-    const gen = bump(appKey)
+    const gen = bump(ctx, appKey)
     ctx.background.run(`stop stream of ${appKey}`, async () => {
       // what the stream wrote is made durable in the database file before it counts as closed
       if (ctx.warehouse.exists(appKey)) await ctx.warehouse.withConnection(appKey, project.time_zone, (conn) => conn.run('CHECKPOINT'))
-      if (generation.get(appKey) === gen) setState(ctx, appKey, StreamState.notStarted, StreamState.closing)
+      if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.notStarted, StreamState.closing)
     })
   }
 }

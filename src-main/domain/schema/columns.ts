@@ -1,5 +1,5 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
-import { column, DUCK_TYPES, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
+import type { Warehouse } from '../../warehouse'
+import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
 
 export type WarehouseTable = 'event_vd' | 'profile_vd'
 
@@ -8,21 +8,21 @@ export type WarehouseTable = 'event_vd' | 'profile_vd'
  * transaction). Columns appear when a property first gets data or is declared in the plan: a
  * column of nothing but NULLs still costs time on every insert.
  */
-export async function addColumns(conn: DuckDBConnection, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
-  for (const c of columns) {
-    await conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${DUCK_TYPES[c.dataType]}`)
-  }
+export async function addColumns(conn: Warehouse, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
+  // only checked property ids become column names
+  for (const c of columns) column(c.id)
+  await conn.addColumns(table, columns)
 }
 
 /** The property columns a table has, with their DuckDB types (base columns left out). */
-export async function propertyColumns(conn: DuckDBConnection, table: WarehouseTable): Promise<Map<string, string>> {
-  const reader = await conn.runAndReadAll(
+export async function propertyColumns(conn: Warehouse, table: WarehouseTable): Promise<Map<string, string>> {
+  const rows = await conn.query(
     'SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
     [table],
   )
   const base: readonly string[] = table === 'event_vd' ? EVENT_BASE_COLUMNS : PROFILE_BASE_COLUMNS
   const out = new Map<string, string>()
-  for (const row of reader.getRowObjectsJS()) {
+  for (const row of rows) {
     const name = String(row.column_name)
     if (!base.includes(name)) out.set(name, String(row.data_type))
   }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
@@ -88,7 +88,7 @@ interface Described {
  * the write lock it also `repairs` the metadata where it drifted (a crash between the warehouse's
  * commit and the metadata's); without it, it only leaves the drift out.
  */
-async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string, repair = true): Promise<Described | null> {
+async function describe(ctx: DomainContext, conn: Warehouse, appKey: string, name: string, repair = true): Promise<Described | null> {
   const table = tableRow(ctx.meta, appKey, name)
   if (!table) return null
   const columns = await warehouseColumns(conn, name)
@@ -113,7 +113,7 @@ async function describe(ctx: DomainContext, conn: DuckDBConnection, appKey: stri
   return { table, fields }
 }
 
-async function describeOrFail(ctx: DomainContext, conn: DuckDBConnection, appKey: string, name: string, repair = true): Promise<Described> {
+async function describeOrFail(ctx: DomainContext, conn: Warehouse, appKey: string, name: string, repair = true): Promise<Described> {
   const described = await describe(ctx, conn, appKey, name, repair)
   if (!described) throw noSuchTable(name)
   return described

@@ -115,7 +115,7 @@ export async function reconcilePlan(ctx: DomainContext, scope: ProjectScope): Pr
   const { eventColumns, profileColumns, eventIds } = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => ({
     eventColumns: await propertyColumns(conn, 'event_vd'),
     profileColumns: await propertyColumns(conn, 'profile_vd'),
-    eventIds: (await conn.runAndReadAll('SELECT DISTINCT xwhat FROM event_vd')).getRows().map((r) => String(r[0])),
+    eventIds: (await conn.rows('SELECT DISTINCT xwhat FROM event_vd')).map((r) => String(r[0])),
   }))
   const reported = emptyReported()
   const knownEvents = new Set(ctx.meta.prepare('SELECT id FROM plan_events WHERE app_key = ?').pluck().all(scope.appKey) as string[])

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { jsonValue } from '../streaming'
+import { jsonValue } from '../../warehouse/values'
 
 /**
  * How property values look in user details, sequences and their exports: a masked property (plan

@@ -1,5 +1,4 @@
-import type { DuckDBResult } from '@duckdb/node-api'
-import type { WarehouseSession } from '../../store/warehouse'
+import type { BoundValues, WarehouseSession } from '../../warehouse'
 import type { DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
 import type { ProjectScope } from '../project/scope'
@@ -29,12 +28,13 @@ export function sqlExport(ctx: DomainContext, scope: ProjectScope, request: SqlR
   return run(ctx, scope, request, 'export', signal)
 }
 
-/** The rendered lines, one string per row, a DuckDB chunk (about 2,048 rows) at a time. */
-async function* linesOf(result: DuckDBResult, session: WarehouseSession): AsyncGenerator<string[]> {
+/** The rendered lines, one string per row, a chunk (about 2,048 rows) at a time. */
+async function* linesOf(session: WarehouseSession, sql: string, values: BoundValues): AsyncGenerator<string[]> {
+  const chunks = session.streamColumn(sql, values)[Symbol.asyncIterator]()
   for (;;) {
-    const chunk = await onUserSql(() => result.fetchChunk())
-    if (!chunk || chunk.rowCount === 0) break
-    yield chunk.getColumnValues(0) as string[]
+    const chunk = await onUserSql(() => chunks.next())
+    if (chunk.done) break
+    yield chunk.value as string[]
   }
   // an interrupted stream ends like a complete one
   if (session.interrupted) throw engineUnavailable('the query was stopped before its end')
@@ -103,14 +103,13 @@ async function* run(ctx: DomainContext, scope: ProjectScope, request: SqlRequest
   try {
     session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
     if (signal.aborted || timedOut) throw engineUnavailable('the query was stopped')
-    const conn = session.conn
+    const conn = session
     const tables = await queryScope(ctx, conn, scope.appKey)
     const checked = await checkSql(ctx.dialect, conn, tables, request.sql)
     const rendered = renderQuery(checked.sql, checked.columns, request.format ?? 'csv')
     // the text that really runs passes the same checks
     if ((await checkText(ctx.dialect, conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
-    const result = await onUserSql(() => conn.stream(rendered.sql, rendered.values))
-    const pieces = body(capped(linesOf(result, session), limits.rows), checked.columns, request, endpoint)
+    const pieces = body(capped(linesOf(session, rendered.sql, rendered.values), limits.rows), checked.columns, request, endpoint)
     if (endpoint === 'query' && limits.rows !== null) {
       // held back until the row limit is known to hold
       const all: string[] = []

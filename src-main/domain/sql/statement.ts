@@ -1,3 +1,4 @@
+import { engineFailure } from '../../warehouse/errors'
 import type { Dialect } from '../../warehouse/dialect'
 import { CustomSqlRefusal, type EngineConnection, type SqlScope } from '../../warehouse/parts/customSql'
 import type { DomainContext } from '../context'
@@ -45,9 +46,10 @@ export async function onUserSql<T>(work: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof AppError) throw err
     const message = err instanceof Error ? err.message : String(err)
-    if (/^Out of Memory Error/i.test(message)) throw new AppError(501, 50103, `the query needs more memory than the query engine has: ${message}`)
+    const failure = engineFailure(err)
+    if (failure === 'out-of-memory') throw new AppError(501, 50103, `the query needs more memory than the query engine has: ${message}`)
     // stopped from outside: the server is closing or the project is being deleted
-    if (/^INTERRUPT Error/i.test(message)) throw engineUnavailable('the query was stopped')
+    if (failure === 'interrupted') throw engineUnavailable('the query was stopped')
     throw badParam('sql', message)
   }
 }

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import type { SqlParams } from '../../warehouse/dialect'
 import { currentTime } from '../time/clock'
@@ -39,12 +39,12 @@ export interface SealedCohortRun {
 export const cohortRunKey = (id: number, run: number): string => `cohort:${id}:${run}`
 
 /** The property columns the warehouse holds today, for checking stored rule contents. */
-export async function columnsOf(conn: DuckDBConnection): Promise<{ event: Set<string>; user: Set<string> }> {
+export async function columnsOf(conn: Warehouse): Promise<{ event: Set<string>; user: Set<string> }> {
   return { event: new Set((await propertyColumns(conn, 'event_vd')).keys()), user: new Set((await propertyColumns(conn, 'profile_vd')).keys()) }
 }
 
 /** The members select of a rule cohort; the stored content is checked again against today's plan. */
-async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: CohortRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
+async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const content = validateContent(JSON.parse(row.content ?? 'null'), 'content', env)
@@ -53,7 +53,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: Cohor
 }
 
 /** The members select of a file cohort, after loading its values; also counts the matched values. */
-async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: CohortRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow): Promise<{ select: string; matched: number }> {
   const values = ctx.meta.prepare('SELECT value FROM cohort_file_values WHERE cohort_id = ?').pluck().all(row.id) as string[]
   await loadValues(conn, ctx.dialect, 'file_values', values)
   const property = userPropertySql(ctx.dialect, row.file_property ?? 'xwho', await columnsOf(conn))
@@ -73,8 +73,8 @@ const COHORTS: Computation<CohortRow, Outcome> = {
     const userNumber = await inTransaction(conn, async () => {
       const d = ctx.dialect
       const members = `SELECT ${d.cast('distinct_id', 'bigint')} AS distinct_id, ${d.cast('xwho', 'string')} AS xwho FROM (${select}) ORDER BY distinct_id`
-      await conn.run(d.replaceTable(table, members), p.values as never)
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0])
+      await conn.run(d.replaceTable(table, members), p.values)
+      const n = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
       // the run's outcome commits with its members: a crash before the status below is settled at start-up
       await sealOutcome(conn, cohortRunKey(row.id, run), { userNumber: n, now } satisfies SealedCohortRun)
       await testPause('before-commit', `cohort ${row.id}`)

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { Dialect } from '../../warehouse/dialect'
 import type { Columns } from '../expr/filterSql'
 import { USERS } from '../ingest/identity'
@@ -9,9 +9,9 @@ import { USERS } from '../ingest/identity'
  */
 
 /** Whether the project has users yet: `user_ids` appears with the first load. */
-export async function hasUsers(conn: DuckDBConnection, dialect: Dialect): Promise<boolean> {
-  const reader = await conn.runAndReadAll(dialect.tableCount('user_ids'))
-  return Number(reader.getRows()[0][0]) > 0
+export async function hasUsers(conn: Warehouse, dialect: Dialect): Promise<boolean> {
+  const rows = await conn.rows(dialect.tableCount('user_ids'))
+  return Number(rows[0][0]) > 0
 }
 
 /** An empty members select of the right shape, for a project without users. */
@@ -20,10 +20,10 @@ export function noMembers(dialect: Dialect): string {
 }
 
 /** Loads `values` into the temp table `name` (column `value`, and `label` when labels are given). */
-export async function loadValues(conn: DuckDBConnection, dialect: Dialect, name: string, values: string[], labels?: string[]): Promise<void> {
+export async function loadValues(conn: Warehouse, dialect: Dialect, name: string, values: string[], labels?: string[]): Promise<void> {
   if (!/^[a-z_]+$/.test(name)) throw new Error(`not a temp table name: ${name}`)
   const load = dialect.valuesTable(name, values, labels)
-  await conn.run(load.sql, load.values as never)
+  await conn.run(load.sql, load.values)
 }
 
 /**
@@ -50,10 +50,10 @@ export function fileMembersSql(property: { sql: string; profile: boolean }): str
 }
 
 /** How many distinct values of temp table `file_values` matched at least one user. */
-export async function matchedValues(conn: DuckDBConnection, property: { sql: string; profile: boolean } | null, users: boolean): Promise<number> {
+export async function matchedValues(conn: Warehouse, property: { sql: string; profile: boolean } | null, users: boolean): Promise<number> {
   if (!property || !users) return 0
-  const reader = await conn.runAndReadAll(`SELECT count(DISTINCT ${property.sql}) FROM user_ids e
+  const rows = await conn.rows(`SELECT count(DISTINCT ${property.sql}) FROM user_ids e
     ${property.profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE ${property.sql} IN (SELECT value FROM file_values)`)
-  return Number(reader.getRows()[0][0])
+  return Number(rows[0][0])
 }

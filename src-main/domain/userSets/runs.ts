@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import type { SqlParams } from '../../warehouse/dialect'
 import type { DomainContext } from '../context'
@@ -47,10 +47,10 @@ export interface Computation<Row extends ComputedRow, Out> {
   /** Whether a start notes its time in `attempt_time` (the daily cohort recompute reads it). */
   notesAttempt: boolean
   warehouseTable(code: string): string
-  fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: Row): Promise<{ select: string; matched: number }>
-  ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: Row, scope: ProjectScope, now: number, p: SqlParams): Promise<string>
+  fileSelect(ctx: DomainContext, conn: Warehouse, row: Row): Promise<{ select: string; matched: number }>
+  ruleSelect(ctx: DomainContext, conn: Warehouse, row: Row, scope: ProjectScope, now: number, p: SqlParams): Promise<string>
   /** Writes the rows and records the success; null when the run turns out overtaken. */
-  store(ctx: DomainContext, conn: DuckDBConnection, selected: Selected<Row>): Promise<Out | null>
+  store(ctx: DomainContext, conn: Warehouse, selected: Selected<Row>): Promise<Out | null>
 }
 
 export function scopeOf(meta: MetaDb, appKey: string): ProjectScope {

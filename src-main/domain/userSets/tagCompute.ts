@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { columnsOf } from './cohortCompute'
@@ -41,7 +41,7 @@ function noValues(dialect: Dialect): string {
 }
 
 /** Users with the value of the first rule they match; the contents are checked against today's plan. */
-async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
+async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scope: ProjectScope, now: number, p: SqlParams): Promise<string> {
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const rules = JSON.parse(row.rules ?? '[]') as TagRule[]
@@ -57,7 +57,7 @@ async function ruleSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
     WHERE ${parts.map((part) => part.condition).join(' OR ')}`
 }
 
-async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: TagRow): Promise<{ select: string; matched: number }> {
   const rows = ctx.meta.prepare('SELECT xwho, value FROM tag_file_values WHERE tag_id = ?').all(row.id) as { xwho: string; value: string }[]
   await loadValues(
     conn,
@@ -67,7 +67,7 @@ async function fileSelect(ctx: DomainContext, conn: DuckDBConnection, row: TagRo
     rows.map((r) => r.value),
   )
   if (!(await hasUsers(conn, ctx.dialect))) return { select: noValues(ctx.dialect), matched: 0 }
-  const matched = Number((await conn.runAndReadAll('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)')).getRows()[0][0])
+  const matched = Number((await conn.rows('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)'))[0][0])
   // a user merged by $alias may be listed by several of its ids: the value of its login id wins, else the first id's
   return {
     select: `SELECT e.distinct_id, ${ctx.dialect.firstBy('f.label', ['e.xwho IN (SELECT original_id FROM user_aliases)', 'e.xwho'])} AS value
@@ -108,10 +108,10 @@ const TAGS: Computation<TagRow, TagOutcome> = {
       await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version ${d.typeName('integer')} NOT NULL, distinct_id ${d.typeName('bigint')} NOT NULL, value ${d.typeName('string')})`)
       // a version left by a run whose metadata write never happened is replaced
       const older = d.params()
-      await conn.run(`DELETE FROM ${table} WHERE version >= ${older.add(version)}`, older.values as never)
-      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values as never)
+      await conn.run(`DELETE FROM ${table} WHERE version >= ${older.add(version)}`, older.values)
+      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
       const counted = d.params()
-      const n = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table} WHERE version = ${counted.add(version)}`, counted.values as never)).getRows()[0][0])
+      const n = Number((await conn.rows(`SELECT count(*) FROM ${table} WHERE version = ${counted.add(version)}`, counted.values))[0][0])
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
       await testPause('before-commit', `tag ${id}`)

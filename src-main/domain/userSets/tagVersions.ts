@@ -84,11 +84,11 @@ export async function tagValuesFor(
   await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     for (const pick of picks) {
       const p = ctx.dialect.params()
-      const reader = await conn.runAndReadAll(
+      const rows = await conn.rows(
         `SELECT distinct_id, value FROM ${pick.table} WHERE version = ${p.add(pick.version)} AND ${ctx.dialect.inIds('distinct_id', distinctIds.filter(Number.isSafeInteger), p)}`,
-        p.values as never,
+        p.values,
       )
-      for (const [id, value] of reader.getRows()) {
+      for (const [id, value] of rows) {
         const user = out.get(Number(id))
         if (user) user[pick.key] = value === null ? null : String(value)
       }

@@ -1,3 +1,5 @@
+import type { Warehouse } from '../index'
+
 /**
  * Custom SQL (spec 4.7), the engine's side: the checks that read the engine's own parse tree and
  * prepared statement, so that nothing is bound (which could read a file) before the tree has
@@ -5,8 +7,8 @@
  * answers; the engine says how its SQL is written and what it is.
  */
 
-/** The engine's own connection to the project's database (DuckDB: its connection); only the engine's part reads it. */
-export type EngineConnection = object
+/** The project's database the checks read (parse, prepare) on. */
+export type EngineConnection = Warehouse
 
 /** What a query of a project may name. */
 export interface SqlScope {

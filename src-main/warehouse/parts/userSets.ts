@@ -1,3 +1,4 @@
+import type { BoundValue } from '../index'
 import type { SqlParams } from '../dialect'
 
 /**
@@ -11,7 +12,7 @@ export interface UserSetsPart {
    * The statement that fills temp table `name` from texts, with its bound values: column `value`
    * (each text once) or, with labels, `value` and `label` side by side.
    */
-  valuesTable(name: string, values: string[], labels?: string[]): { sql: string; values: unknown[] }
+  valuesTable(name: string, values: string[], labels?: string[]): { sql: string; values: BoundValue[] }
   /** Replaces table `table` (or creates it) with the rows of `select`. */
   replaceTable(table: string, select: string): string
   /** Aggregate: the `value` of the row whose `keys` (compared in order) are smallest. */

@@ -1,4 +1,4 @@
-import { listValue, type DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../../warehouse'
 import type { DomainContext, Operator } from '../../context'
 import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
 import { checkName } from '../../cohorts/store'
@@ -9,7 +9,7 @@ import { numeric } from '../../lenient'
 import type { Dialect } from '../../../warehouse/dialect'
 import type { ProjectScope } from '../../project/scope'
 import { csvLines, exportFormat } from '../../sql/csv'
-import { jsonLines, jsonValue, streamRows } from '../../streaming'
+import { jsonLines, streamRows } from '../../streaming'
 import { currentTime } from '../../time/clock'
 import { openAnalysis } from '../runner'
 import { cellOf, type CellModule } from './cell'
@@ -18,6 +18,7 @@ import { eventCells } from './events'
 import { funnelCells } from './funnel'
 import { retentionCells } from './retention'
 import { userAttributeCells } from './userAttributes'
+import { jsonValue } from '../../../warehouse/values'
 
 /**
  * POST /uba/api/{analysis}/users (and /users/export, /users/cohort): the analysis body plus `cell`
@@ -44,9 +45,9 @@ export const MAX_PAGE_SIZE = 10_000
  * named as everywhere (ingest/identity.ts USERS); user_ids and user_aliases come with the first
  * load, so a project without them names nobody.
  */
-async function membersOf(conn: DuckDBConnection, d: Dialect): Promise<string> {
-  const reader = await conn.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
-  const tables = new Set(reader.getRows().map((r) => String(r[0])))
+async function membersOf(conn: Warehouse, d: Dialect): Promise<string> {
+  const rows = await conn.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
+  const tables = new Set(rows.map((r) => String(r[0])))
   const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
   if (!users) return `(SELECT distinct_id, ${d.cast('NULL', 'string')} AS xwho FROM cell_ids)`
   return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
@@ -60,7 +61,7 @@ function analysisBody(body: Record<string, unknown>): Record<string, unknown> {
  * Finds the cell's users on `conn` into the temp table cell_ids (distinct_id), in a transaction
  * (one snapshot, as the analysis reads) that the caller ends.
  */
-async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: DuckDBConnection): Promise<void> {
+async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: Warehouse): Promise<void> {
   const module = CELL_ANALYSES[analysis]
   if (!module) throw badParam('analysis', `no analysis is called ${analysis}`)
   const { env, request } = await openAnalysis(ctx, scope, conn, module.analysis, analysisBody(body), currentTime())
@@ -68,12 +69,12 @@ async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: strin
   await conn.run('BEGIN TRANSACTION')
   const found = await module.select(env, request, cell)
   await conn.run(ctx.dialect.tempTable('cell_ids', [['distinct_id', 'bigint']]))
-  if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values as never)
-  else if (found.ids.length > 0) await conn.run(ctx.dialect.insertNumbers('cell_ids'), [listValue(found.ids)])
+  if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values)
+  else if (found.ids.length > 0) await conn.run(ctx.dialect.insertNumbers('cell_ids'), [found.ids])
 }
 
 /** fillCell, then `work`; nothing is written, so the transaction is rolled back. */
-async function withCell<T>(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+async function withCell<T>(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: Warehouse, work: () => Promise<T>): Promise<T> {
   try {
     await fillCell(ctx, scope, analysis, body, conn)
     return await work()
@@ -94,7 +95,7 @@ function pageOf(body: Record<string, unknown>): { page: number; pageSize: number
   return { page, pageSize: whole('pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) }
 }
 
-async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, body: Record<string, unknown>): Promise<OutColumn[]> {
+async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, body: Record<string, unknown>): Promise<OutColumn[]> {
   return outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), [])
 }
 
@@ -111,9 +112,9 @@ export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysi
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     const columns = await columnsOf(ctx, scope, conn, body)
     return withCell(ctx, scope, analysis, body, conn, async () => {
-      const count = Number((await conn.runAndReadAll('SELECT count(*) FROM cell_ids')).getRows()[0][0])
+      const count = Number((await conn.rows('SELECT count(*) FROM cell_ids'))[0][0])
       const p = ctx.dialect.params()
-      const rows = (await conn.runAndReadAll(selectSql(await membersOf(conn, ctx.dialect), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values as never)).getRowObjectsJS()
+      const rows = await conn.query(selectSql(await membersOf(conn, ctx.dialect), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values)
       const users = rows.map((r) => shape(r, columns))
       return { count, page, pageSize, size: users.length, users }
     })
@@ -127,9 +128,9 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
   let columns: OutColumn[]
   let members: string
   try {
-    columns = await columnsOf(ctx, scope, session.conn, body)
-    await fillCell(ctx, scope, analysis, body, session.conn)
-    members = await membersOf(session.conn, ctx.dialect)
+    columns = await columnsOf(ctx, scope, session, body)
+    await fillCell(ctx, scope, analysis, body, session)
+    members = await membersOf(session, ctx.dialect)
   } catch (err) {
     session.close()
     throw err
@@ -158,7 +159,7 @@ export async function saveCellCohort(ctx: DomainContext, scope: ProjectScope, an
   const name = checkName(body.name)
   const values = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
     withCell(ctx, scope, analysis, body, conn, async () => {
-      const rows = (await conn.runAndReadAll(`SELECT xwho FROM ${await membersOf(conn, ctx.dialect)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)).getRows()
+      const rows = await conn.rows(`SELECT xwho FROM ${await membersOf(conn, ctx.dialect)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)
       return rows.map((r) => String(r[0]))
     }),
   )

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../../warehouse'
 import { CARRIERS, CHANNELS, CITIES, DEVICES, GENDERS, HOURS, LANGUAGES, NETWORKS, PAYMENT_METHODS, PLATFORMS, RELEASES, SIGN_UP_METHODS } from './catalogue'
 import { CATEGORIES, CATEGORY_WEIGHTS, KEYWORDS, PRODUCTS } from './products'
 import { draw, list, pick, value, weightedTable } from './sql'
@@ -26,7 +26,7 @@ function saleStart(days: number): number {
   return days >= 14 ? Math.floor(days * 0.7) : -10
 }
 
-async function lookupTables(conn: DuckDBConnection): Promise<void> {
+async function lookupTables(conn: Warehouse): Promise<void> {
   await conn.run(weightedTable('s_platforms', PLATFORMS.map((p) => ({ ...p }))))
   await conn.run(weightedTable('s_devices', DEVICES.map((d) => ({ ...d })), 'platform'))
   await conn.run(weightedTable('s_cities', CITIES.map((c) => ({ ...c }))))
@@ -34,7 +34,7 @@ async function lookupTables(conn: DuckDBConnection): Promise<void> {
   await conn.run(weightedTable('s_hours', HOURS.map((weight, hour) => ({ hour, weight }))))
 }
 
-async function days(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
+async function days(conn: Warehouse, w: SampleWindow): Promise<void> {
   const sale = saleStart(w.days)
   await conn.run(`CREATE OR REPLACE TEMP TABLE s_days AS
     WITH d AS (
@@ -53,7 +53,7 @@ async function days(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
 }
 
 /** One row per user: first day, device, place, channel, hidden engagement and profile traits. */
-async function users(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
+async function users(conn: Warehouse, w: SampleWindow): Promise<void> {
   const r = (salt: number) => draw(w.seed, salt, 'uid')
   const fav = pick('r_fav', CATEGORIES.map((c, i) => [i, CATEGORY_WEIGHTS[c]]))
   await conn.run(`CREATE OR REPLACE TEMP TABLE s_users AS
@@ -145,7 +145,7 @@ export function viewedProducts(w: SampleWindow, source: string): string {
  * order; a start time follows the daily rhythm (the inverse of its distribution, continuous, so
  * that ordered draws give ordered times).
  */
-async function sessions(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
+async function sessions(conn: Warehouse, w: SampleWindow): Promise<void> {
   const sale = saleStart(w.days)
   const r = (salt: number, key: string, sub?: string) => draw(w.seed, salt, key, sub)
   const keywords = `[${CATEGORIES.map((c) => list(KEYWORDS[c])).join(', ')}][fav + 1]`
@@ -199,7 +199,7 @@ export function eventTime(w: SampleWindow, of: string, slot = 'slot'): string {
 }
 
 /** When each user who signs up does so: the event in slot 1 of the first session; NULL for the others. */
-async function signUps(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
+async function signUps(conn: Warehouse, w: SampleWindow): Promise<void> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE s_users AS
     SELECT u.*, ${eventTime(w, 's.', '1')} AS signup_at
     FROM s_users u LEFT JOIN s_sessions s ON s.sid = u.uid * 4096 AND s.sign_up`)
@@ -209,7 +209,7 @@ async function signUps(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
  * What each session's cart holds (units and value, sessions without a cart left out), then
  * whether it was checked out and paid, the coupon, the amount and the payment method.
  */
-async function orders(conn: DuckDBConnection, w: SampleWindow): Promise<void> {
+async function orders(conn: Warehouse, w: SampleWindow): Promise<void> {
   const r = (salt: number) => draw(w.seed, salt, 'c.sid')
   const payment = PLATFORMS.map((p) => `WHEN '${p.platform}' THEN ${pick('r_method', PAYMENT_METHODS[p.platform])}`).join(' ')
   await conn.run(`CREATE OR REPLACE TEMP TABLE s_orders AS

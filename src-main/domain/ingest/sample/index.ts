@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../../warehouse'
 import type { DomainContext, Operator } from '../../context'
 import { AppError, badParam } from '../../errors'
 import type { ProjectScope } from '../../project/scope'
@@ -21,8 +21,8 @@ export { SAMPLE_LIMITS, sampleOptions, type SampleOptions, type SampleRequest } 
  * every chart on it shows the sample alone.
  */
 
-async function contents(conn: DuckDBConnection): Promise<{ events: number; profiles: number }> {
-  const row = (await conn.runAndReadAll('SELECT (SELECT count(*) FROM event_vd) AS events, (SELECT count(*) FROM profile_vd) AS profiles')).getRowObjectsJS()[0]
+async function contents(conn: Warehouse): Promise<{ events: number; profiles: number }> {
+  const row = (await conn.query('SELECT (SELECT count(*) FROM event_vd) AS events, (SELECT count(*) FROM profile_vd) AS profiles'))[0]
   return { events: Number(row.events), profiles: Number(row.profiles) }
 }
 

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../../warehouse'
 import { addColumns, propertyColumns } from '../../schema/columns'
 import type { DataType } from '../../schema/types'
 import { assignDistinctIds, ensureUserIds } from '../identity'
@@ -24,7 +24,7 @@ export interface SampleLoad {
  * orders are drawn, checking while the events are written (the long part), writing for the rest.
  */
 export async function loadSample(
-  conn: DuckDBConnection,
+  conn: Warehouse,
   w: SampleWindow,
   types: { event: Map<string, DataType>; user: Map<string, DataType> },
   step: (phase: Phase) => void | Promise<void>,
@@ -74,11 +74,11 @@ export async function loadSample(
 }
 
 /** Which events occurred on which platforms, read from the sessions rather than the events. */
-async function occurredEvents(conn: DuckDBConnection): Promise<Map<string, Set<string>>> {
-  const rows = (await conn.runAndReadAll(`SELECT u.platform,
+async function occurredEvents(conn: Warehouse): Promise<Map<string, Set<string>>> {
+  const rows = (await conn.query(`SELECT u.platform,
       bool_or(s.sign_up) AS sign_up, bool_or(s.search) AS search, bool_or(s.n_views > 0) AS view_product,
       bool_or(o.sid IS NOT NULL) AS add_to_cart, bool_or(o.checkout) AS checkout, bool_or(o.pay) AS pay
-    FROM s_sessions s JOIN s_users u USING (uid) LEFT JOIN s_orders o USING (sid) GROUP BY u.platform`)).getRowObjectsJS()
+    FROM s_sessions s JOIN s_users u USING (uid) LEFT JOIN s_orders o USING (sid) GROUP BY u.platform`))
   const occurred = new Map<string, Set<string>>()
   const add = (event: string, platform: string) => occurred.set(event, (occurred.get(event) ?? new Set<string>()).add(platform))
   for (const r of rows) {

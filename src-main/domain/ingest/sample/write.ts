@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Warehouse } from '../../../warehouse'
 import { EMAIL_DOMAINS, MEMBERSHIP } from './catalogue'
 import { CATEGORIES, PRODUCTS } from './products'
 import { eventTime, productAttribute, viewedProducts, type SampleWindow } from './generate'
@@ -31,7 +31,7 @@ function eventOfSlot(): string {
 }
 
 /** Writes every event of every session; resolves to the number of events written. */
-export async function writeEvents(conn: DuckDBConnection, w: SampleWindow): Promise<number> {
+export async function writeEvents(conn: Warehouse, w: SampleWindow): Promise<number> {
   const order = "e.xwhat IN ('checkout', 'pay')"
   const productId = productAttribute('e.product', PRODUCTS.map((p) => p.id))
   const page = `CASE e.xwhat WHEN '$pageview' THEN '/' WHEN 'search' THEN '/search' WHEN 'checkout' THEN '/checkout' WHEN 'pay' THEN '/pay'
@@ -72,7 +72,7 @@ export async function writeEvents(conn: DuckDBConnection, w: SampleWindow): Prom
     JOIN s_users u USING (uid)
     WHERE e.xwhat IS NOT NULL
     ORDER BY ${EVENT_ORDER}`)
-  return Number(result.rowsChanged)
+  return result
 }
 
 /**
@@ -80,7 +80,7 @@ export async function writeEvents(conn: DuckDBConnection, w: SampleWindow): Prom
  * first visit is the first event of the first session and the sign-up time that of sign_up, both
  * as local time (datetime properties hold the project's wall-clock time).
  */
-export async function writeProfiles(conn: DuckDBConnection, w: SampleWindow): Promise<number> {
+export async function writeProfiles(conn: Warehouse, w: SampleWindow): Promise<number> {
   const first = eventTime(w, 'f.', '0')
   const level = `CASE ${MEMBERSHIP.map(([name, floor]) => `WHEN coalesce(o.spent, 0) >= ${floor} THEN ${value(name)}`).join(' ')} END`
   const letter = `chr(97 + floor(u.r_mail * 26)::INTEGER)`
@@ -107,5 +107,5 @@ export async function writeProfiles(conn: DuckDBConnection, w: SampleWindow): Pr
     FROM s_users u
     JOIN s_sessions f ON f.sid = u.uid * 4096
     LEFT JOIN orders o ON o.uid = u.uid`)
-  return Number(result.rowsChanged)
+  return result
 }

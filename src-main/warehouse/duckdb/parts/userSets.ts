@@ -1,14 +1,13 @@
-import { listValue } from '@duckdb/node-api'
 import type { UserSetsPart } from '../../parts/userSets'
 
-/** Texts are bound as one list each and unnested; ids as the text of a BIGINT list. */
+/** Texts are bound as one list each (the executor binds an array as a list) and unnested; ids as the text of a BIGINT list. */
 export const userSets: UserSetsPart = {
   tableCount: (table) => `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'main' AND table_name = '${table}'`,
   valuesTable(name, values, labels) {
     if (labels) {
-      return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, values: [listValue(values), listValue(labels)] }
+      return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT unnest($1::VARCHAR[]) AS value, unnest($2::VARCHAR[]) AS label`, values: [values, labels] }
     }
-    return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, values: [listValue(values)] }
+    return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, values: [values] }
   },
   replaceTable: (table, select) => `CREATE OR REPLACE TABLE ${table} AS ${select}`,
   firstBy: (value, keys) => `arg_min(${value}, (${keys.join(', ')}))`,

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
-import { engineUnavailable } from '../../domain/errors'
-import { privateDir, privateFiles } from '../private'
+import { engineUnavailable } from '../../errors'
+import { privateDir, privateFiles } from '../../store/private'
+import type { Warehouses } from '..'
+import { DuckDBWarehouse } from './connection'
 
 export interface WarehouseOptions {
   /** Folder that holds one sub-folder per project. */
@@ -11,19 +13,6 @@ export interface WarehouseOptions {
   threads: number
   /** DuckDB memory limit per project database, e.g. "4GB". */
   memoryLimit: string
-}
-
-/** A tracked connection held by its caller; see `Warehouse.session`. */
-export interface WarehouseSession {
-  conn: DuckDBConnection
-  interrupt(): void
-  close(): void
-  /**
-   * Whether `interrupt()` or `Warehouse.interrupt` reached this connection. An interrupted
-   * streamed result ends early without an error (its next chunk is empty), so a reader that
-   * reaches the end checks this before taking the result as complete.
-   */
-  readonly interrupted: boolean
 }
 
 /**
@@ -52,7 +41,7 @@ const BASE_TABLES = [
  * (one DuckDB file per project). Every query runs on a short-lived connection set to the
  * project's time zone, so days and weeks are computed where the analyst lives.
  */
-export class Warehouse {
+export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
   private readonly instances = new Map<string, Promise<DuckDBInstance>>()
   private readonly active = new Map<string, Set<DuckDBConnection>>()
   private readonly creating = new Map<string, Promise<void>>()
@@ -104,11 +93,11 @@ export class Warehouse {
   async withConnection<T>(
     appKey: string,
     timeZone: string,
-    work: (conn: DuckDBConnection) => Promise<T>,
+    work: (warehouse: DuckDBWarehouse) => Promise<T>,
   ): Promise<T> {
     const session = await this.session(appKey, timeZone)
     try {
-      return await work(session.conn)
+      return await work(session)
     } finally {
       session.close()
     }
@@ -117,9 +106,10 @@ export class Warehouse {
   /**
    * A connection that outlives one call, for streamed reads: the caller reads at its own pace and
    * must `close()` it (safe to call twice). `interrupt()` stops only this connection's query.
-   * Like every connection it is tracked, so `interrupt(appKey)` and `close()` reach it too.
+   * Like every connection it is tracked, so `interrupt(appKey)` and `close()` reach it too. An
+   * interrupted streamed result ends early without an error: see `interrupted`.
    */
-  async session(appKey: string, timeZone: string): Promise<WarehouseSession> {
+  async session(appKey: string, timeZone: string): Promise<DuckDBWarehouse> {
     const instance = await this.instance(appKey)
     let conn: DuckDBConnection
     try {
@@ -133,8 +123,7 @@ export class Warehouse {
     running.add(conn)
     let open = true
     const stopped = this.stopped
-    return {
-      conn,
+    return new DuckDBWarehouse(conn, {
       interrupt: () => {
         if (!open) return
         stopped.add(conn)
@@ -149,7 +138,7 @@ export class Warehouse {
         running.delete(conn)
         conn.closeSync()
       },
-    }
+    })
   }
 
   /** Stops every query now running on the project's database. */

@@ -1,0 +1,54 @@
+/**
+ * The one place that reads the engine's failures. Callers ask what kind of failure they caught
+ * and turn it into the product's errors (statuses and words stay theirs); no other module matches
+ * the engine's message texts.
+ */
+export type EngineFailure =
+  /** The query was stopped (`interrupt`): a cancel, a time limit, a closing server. */
+  | 'interrupted'
+  /** The query needed more memory than the database's limit. */
+  | 'out-of-memory'
+  /** The CSV reader refused the file (a line it could not split or decode, or no dialect found). */
+  | 'unreadable-csv'
+  /** A reader refused its input otherwise: invalid input, a file it could not read, a value it could not convert. */
+  | 'unreadable-input'
+  /** Any other failure of the engine or of the statement (syntax, binding, a constraint). */
+  | 'other'
+
+// DuckDB names the kind of every error at the start of its message: "Out of Memory Error: ..."
+const KINDS: [RegExp, EngineFailure][] = [
+  [/^INTERRUPT Error/i, 'interrupted'],
+  [/^Out of Memory Error/i, 'out-of-memory'],
+  [/^Invalid Input Error: (CSV Error|Error when sniffing)/, 'unreadable-csv'],
+  [/^(Invalid Input|Invalid|IO|Conversion) Error: /, 'unreadable-input'],
+]
+
+/** What kind of engine failure `err` is; null for what is not an Error (nothing to read). */
+export function engineFailure(err: unknown): EngineFailure | null {
+  if (!(err instanceof Error)) return null
+  for (const [pattern, kind] of KINDS) if (pattern.test(err.message)) return kind
+  return 'other'
+}
+
+/** Whether a reader refused its input (CSV or other): the file's problem, not the server's. */
+export function unreadableInput(err: unknown): boolean {
+  const kind = engineFailure(err)
+  return kind === 'unreadable-csv' || kind === 'unreadable-input'
+}
+
+/** The first line of a failure's message without the engine's kind ("Conversion Error: "), for the user. */
+export function failureText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err)
+  return text.split('\n')[0].replace(/^[A-Za-z ]+Error: /, '')
+}
+
+/**
+ * Why a reader refused a file, where its words say more than its kind: a line past the reader's
+ * maximum, or a compressed file that is damaged or cut short (the engine's or Node's zlib).
+ */
+export function readerProblem(err: unknown): 'line-too-long' | 'damaged-compression' | null {
+  const text = err instanceof Error ? err.message : String(err)
+  if (/Maximum line size/i.test(failureText(err))) return 'line-too-long'
+  if (/gzip|zlib|inflate/i.test(text)) return 'damaged-compression'
+  return null
+}
