@@ -7,22 +7,6 @@ import { cycles, readImports, type FileImport } from './importGraph'
 
 const DOMAIN = 'src-main/domain'
 
-/**
- * Folder cycles under src-main/domain allowed while a change removes them: none since the user-set
- * module (domain/userSets/) and the moves of issue 21. The imports between the two folders of a
- * pair, both ways, are left out of the cycle search; an entry whose cycle is gone fails the test.
- */
-const CYCLES_BEING_REMOVED: [string, string][] = []
-
-/**
- * Imports from src-main/store or src-main/warehouse into src-main/domain being removed right now:
- * the `exec` part of issue 21 moves store/warehouse to warehouse/duckdb/ with its own place that
- * turns engine errors into typed errors. Same rule: an entry no longer found fails the test.
- */
-const STORE_TO_DOMAIN_BEING_REMOVED: { from: string; to: string }[] = [
-  { from: 'src-main/store/warehouse/index.ts', to: 'src-main/domain/errors.ts' },
-]
-
 const imports = readImports('src-main')
 const under = (file: string, folder: string) => file === folder || file.startsWith(`${folder}/`)
 const shown = (list: FileImport[]) => list.map((i) => `${i.from}:${i.line} -> ${i.to}`)
@@ -43,7 +27,6 @@ function domainFolders(): Map<string, Map<string, FileImport[]>> {
   return graph
 }
 
-const samePair = (a: string, b: string) => CYCLES_BEING_REMOVED.some(([x, y]) => (a === x && b === y) || (a === y && b === x))
 
 describe('layers of src-main', () => {
   it('reads the imports of every file (the graph is not empty and every import resolves)', () => {
@@ -65,26 +48,17 @@ describe('layers of src-main', () => {
 
   it('has no cycle between the folders of src-main/domain', () => {
     const graph = domainFolders()
-    const kept = new Map([...graph].map(([a, edges]) => [a, new Set([...edges.keys()].filter((b) => !samePair(a, b)))]))
-    const found = cycles(kept).map((folders) => ({
+    const edges = new Map([...graph].map(([a, to]) => [a, new Set(to.keys())]))
+    const found = cycles(edges).map((folders) => ({
       folders,
-      imports: folders.flatMap((a) => folders.flatMap((b) => shown(a === b || samePair(a, b) ? [] : (graph.get(a)?.get(b) ?? [])))),
+      imports: folders.flatMap((a) => folders.flatMap((b) => shown(a === b ? [] : (graph.get(a)?.get(b) ?? [])))),
     }))
     expect(found).toEqual([])
   })
 
-  it('lists only cycles that still exist among those being removed', () => {
-    const graph = domainFolders()
-    const gone = CYCLES_BEING_REMOVED.filter(([a, b]) => !graph.get(a)?.has(b) || !graph.get(b)?.has(a))
-    expect(gone, 'these cycles are gone: delete them from CYCLES_BEING_REMOVED').toEqual([])
-  })
-
   it('keeps src-main/store and src-main/warehouse from importing src-main/domain', () => {
     const upward = imports.filter((i) => (under(i.from, 'src-main/store') || under(i.from, 'src-main/warehouse')) && under(i.to, DOMAIN))
-    const known = (i: FileImport) => STORE_TO_DOMAIN_BEING_REMOVED.some((k) => k.from === i.from && k.to === i.to)
-    expect(shown(upward.filter((i) => !known(i)))).toEqual([])
-    const gone = STORE_TO_DOMAIN_BEING_REMOVED.filter((k) => !upward.some((i) => i.from === k.from && i.to === k.to))
-    expect(gone, 'these imports are gone: delete them from STORE_TO_DOMAIN_BEING_REMOVED').toEqual([])
+    expect(shown(upward)).toEqual([])
   })
 
   it('keeps src-main/domain from importing src-main/server', () => {
