@@ -2402,19 +2402,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            table?: string;
-                            showName?: string | null;
-                            remark?: string | null;
+                            table: string;
+                            showName: string | null;
+                            remark: string | null;
                             /** @description Relation field names, in column order. */
-                            relations?: string[];
+                            relations: string[];
                             /** @description Number of columns. */
-                            columns?: number;
+                            columns: number;
                             /** @description Number of rows. */
-                            rows?: number;
+                            rows: number;
                             /** @description Millisecond timestamp. */
-                            createTime?: number;
+                            createTime: number;
                             /** @description Millisecond timestamp of the last create, update or clear. */
-                            updateTime?: number;
+                            updateTime: number;
                         }[];
                     };
                 };
@@ -2488,7 +2488,9 @@ export interface paths {
                             [key: string]: "string" | "number" | "boolean" | "datetime" | "array<string>";
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
-                        rows: Record<string, never>[];
+                        rows: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -2594,16 +2596,22 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Column name. */
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /** @description Display name, or null. */
-                            name?: string | null;
-                            remark?: string | null;
-                            /** @description 1 enabled, 0 disabled. */
-                            enable?: number;
-                            /** @description 1 relation (join) field, 0 other. */
-                            relation?: number;
+                            name: string | null;
+                            remark: string | null;
+                            /**
+                             * @description 1 enabled, 0 disabled.
+                             * @enum {integer}
+                             */
+                            enable: 0 | 1;
+                            /**
+                             * @description 1 relation (join) field, 0 other.
+                             * @enum {integer}
+                             */
+                            relation: 0 | 1;
                         }[];
                     };
                 };
@@ -2687,7 +2695,9 @@ export interface paths {
                             [key: string]: "string" | "number" | "boolean" | "datetime" | "array<string>";
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
-                        rows: Record<string, never>[];
+                        rows: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -3097,10 +3107,10 @@ export interface paths {
                             rowsChecked?: number;
                             rowsRejected?: number;
                             problems?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
                         };
                     };
@@ -3173,47 +3183,47 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @enum {string|null} */
-                            phase?: "reading" | "checking" | "writing" | null;
-                            kind?: string;
-                            format?: string;
+                            phase: "reading" | "checking" | "writing" | null;
+                            kind: string;
+                            format: string;
                             /** @description File name. */
-                            source?: string;
+                            source: string;
                             /** @description Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before. */
-                            rowsRead?: number;
+                            rowsRead: number;
                             /** @description Events written plus profile rows changed. */
-                            rowsWritten?: number;
-                            rowsRejected?: number;
-                            percent?: number;
+                            rowsWritten: number;
+                            rowsRejected: number;
+                            percent: number;
                             /** @description The first 100 rejected records. */
-                            rejected?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                            rejected: {
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
-                            error?: string | null;
-                            createTime?: number;
-                            startTime?: number | null;
-                            endTime?: number | null;
-                            result?: {
-                                eventsWritten?: number;
-                                profilesChanged?: number;
-                                debugSkipped?: number;
-                                duplicatesSkipped?: number;
+                            error: string | null;
+                            createTime: number;
+                            startTime: number | null;
+                            endTime: number | null;
+                            result: {
+                                eventsWritten: number;
+                                profilesChanged: number;
+                                debugSkipped: number;
+                                duplicatesSkipped: number;
                                 /** @description $alias records that merged an anonymous id into a login id (README "Identities"). */
                                 aliasesMerged?: number;
                                 /** @description $alias records stored as events but ignored by the merge rules. */
                                 aliasesIgnored?: number;
                                 /** @description The first ignored $alias records: row, `$original_id`, its value, why. */
                                 aliasProblems?: {
-                                    row?: number;
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                    row: number;
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 }[];
                             } | null;
                         }[];
@@ -3347,47 +3357,47 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @enum {string|null} */
-                            phase?: "reading" | "checking" | "writing" | null;
-                            kind?: string;
-                            format?: string;
+                            phase: "reading" | "checking" | "writing" | null;
+                            kind: string;
+                            format: string;
                             /** @description File name. */
-                            source?: string;
+                            source: string;
                             /** @description Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before. */
-                            rowsRead?: number;
+                            rowsRead: number;
                             /** @description Events written plus profile rows changed. */
-                            rowsWritten?: number;
-                            rowsRejected?: number;
-                            percent?: number;
+                            rowsWritten: number;
+                            rowsRejected: number;
+                            percent: number;
                             /** @description The first 100 rejected records. */
-                            rejected?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                            rejected: {
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
-                            error?: string | null;
-                            createTime?: number;
-                            startTime?: number | null;
-                            endTime?: number | null;
-                            result?: {
-                                eventsWritten?: number;
-                                profilesChanged?: number;
-                                debugSkipped?: number;
-                                duplicatesSkipped?: number;
+                            error: string | null;
+                            createTime: number;
+                            startTime: number | null;
+                            endTime: number | null;
+                            result: {
+                                eventsWritten: number;
+                                profilesChanged: number;
+                                debugSkipped: number;
+                                duplicatesSkipped: number;
                                 /** @description $alias records that merged an anonymous id into a login id (README "Identities"). */
                                 aliasesMerged?: number;
                                 /** @description $alias records stored as events but ignored by the merge rules. */
                                 aliasesIgnored?: number;
                                 /** @description The first ignored $alias records: row, `$original_id`, its value, why. */
                                 aliasProblems?: {
-                                    row?: number;
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                    row: number;
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 }[];
                             } | null;
                         };
@@ -3472,47 +3482,47 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @enum {string|null} */
-                            phase?: "reading" | "checking" | "writing" | null;
-                            kind?: string;
-                            format?: string;
+                            phase: "reading" | "checking" | "writing" | null;
+                            kind: string;
+                            format: string;
                             /** @description File name. */
-                            source?: string;
+                            source: string;
                             /** @description Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before. */
-                            rowsRead?: number;
+                            rowsRead: number;
                             /** @description Events written plus profile rows changed. */
-                            rowsWritten?: number;
-                            rowsRejected?: number;
-                            percent?: number;
+                            rowsWritten: number;
+                            rowsRejected: number;
+                            percent: number;
                             /** @description The first 100 rejected records. */
-                            rejected?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                            rejected: {
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
-                            error?: string | null;
-                            createTime?: number;
-                            startTime?: number | null;
-                            endTime?: number | null;
-                            result?: {
-                                eventsWritten?: number;
-                                profilesChanged?: number;
-                                debugSkipped?: number;
-                                duplicatesSkipped?: number;
+                            error: string | null;
+                            createTime: number;
+                            startTime: number | null;
+                            endTime: number | null;
+                            result: {
+                                eventsWritten: number;
+                                profilesChanged: number;
+                                debugSkipped: number;
+                                duplicatesSkipped: number;
                                 /** @description $alias records that merged an anonymous id into a login id (README "Identities"). */
                                 aliasesMerged?: number;
                                 /** @description $alias records stored as events but ignored by the merge rules. */
                                 aliasesIgnored?: number;
                                 /** @description The first ignored $alias records: row, `$original_id`, its value, why. */
                                 aliasProblems?: {
-                                    row?: number;
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                    row: number;
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 }[];
                             } | null;
                         };
@@ -3574,47 +3584,47 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @enum {string|null} */
-                            phase?: "reading" | "checking" | "writing" | null;
-                            kind?: string;
-                            format?: string;
+                            phase: "reading" | "checking" | "writing" | null;
+                            kind: string;
+                            format: string;
                             /** @description File name. */
-                            source?: string;
+                            source: string;
                             /** @description Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before. */
-                            rowsRead?: number;
+                            rowsRead: number;
                             /** @description Events written plus profile rows changed. */
-                            rowsWritten?: number;
-                            rowsRejected?: number;
-                            percent?: number;
+                            rowsWritten: number;
+                            rowsRejected: number;
+                            percent: number;
                             /** @description The first 100 rejected records. */
-                            rejected?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                            rejected: {
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
-                            error?: string | null;
-                            createTime?: number;
-                            startTime?: number | null;
-                            endTime?: number | null;
-                            result?: {
-                                eventsWritten?: number;
-                                profilesChanged?: number;
-                                debugSkipped?: number;
-                                duplicatesSkipped?: number;
+                            error: string | null;
+                            createTime: number;
+                            startTime: number | null;
+                            endTime: number | null;
+                            result: {
+                                eventsWritten: number;
+                                profilesChanged: number;
+                                debugSkipped: number;
+                                duplicatesSkipped: number;
                                 /** @description $alias records that merged an anonymous id into a login id (README "Identities"). */
                                 aliasesMerged?: number;
                                 /** @description $alias records stored as events but ignored by the merge rules. */
                                 aliasesIgnored?: number;
                                 /** @description The first ignored $alias records: row, `$original_id`, its value, why. */
                                 aliasProblems?: {
-                                    row?: number;
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                    row: number;
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 }[];
                             } | null;
                         };
@@ -3721,47 +3731,47 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @enum {string|null} */
-                            phase?: "reading" | "checking" | "writing" | null;
-                            kind?: string;
-                            format?: string;
+                            phase: "reading" | "checking" | "writing" | null;
+                            kind: string;
+                            format: string;
                             /** @description File name. */
-                            source?: string;
+                            source: string;
                             /** @description Records read from the file: set when the file has been read (phase checking; JSON counts lines until then), final when the job ends. 0 before. */
-                            rowsRead?: number;
+                            rowsRead: number;
                             /** @description Events written plus profile rows changed. */
-                            rowsWritten?: number;
-                            rowsRejected?: number;
-                            percent?: number;
+                            rowsWritten: number;
+                            rowsRejected: number;
+                            percent: number;
                             /** @description The first 100 rejected records. */
-                            rejected?: {
-                                row?: number;
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                            rejected: {
+                                row: number;
+                                property: string;
+                                value: string | null;
+                                reason: string;
                             }[];
-                            error?: string | null;
-                            createTime?: number;
-                            startTime?: number | null;
-                            endTime?: number | null;
-                            result?: {
-                                eventsWritten?: number;
-                                profilesChanged?: number;
-                                debugSkipped?: number;
-                                duplicatesSkipped?: number;
+                            error: string | null;
+                            createTime: number;
+                            startTime: number | null;
+                            endTime: number | null;
+                            result: {
+                                eventsWritten: number;
+                                profilesChanged: number;
+                                debugSkipped: number;
+                                duplicatesSkipped: number;
                                 /** @description $alias records that merged an anonymous id into a login id (README "Identities"). */
                                 aliasesMerged?: number;
                                 /** @description $alias records stored as events but ignored by the merge rules. */
                                 aliasesIgnored?: number;
                                 /** @description The first ignored $alias records: row, `$original_id`, its value, why. */
                                 aliasProblems?: {
-                                    row?: number;
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                    row: number;
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 }[];
                             } | null;
                         };
