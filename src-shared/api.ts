@@ -4575,51 +4575,51 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            measures?: string[];
-                            byFields?: string[];
+                            measures: string[];
+                            byFields: string[];
                             /** @description Period starts, yyyy-MM-dd. */
-                            series?: string[];
-                            rows?: {
-                                sum?: (number | null)[];
+                            series: string[];
+                            rows: {
+                                sum: (number | null)[];
                                 /** @description values[measure][series]. */
-                                values?: (number | null)[][];
-                                byValue?: string[];
+                                values: (number | null)[][];
+                                byValue: string[];
                                 /** @description With formula: its value over the whole range (from the measures' sums) and per period; null where a measure has no value or a divisor is 0. */
                                 formula?: {
-                                    sum?: number | null;
-                                    values?: (number | null)[];
+                                    sum: number | null;
+                                    values: (number | null)[];
                                 };
                                 /** @description With compare: the row over the compared range; values[measure][k] is the value of the counterpart of series[k] (null where none), sum the whole compared range. A value that did not occur there has 0 for counts and sums, null otherwise. */
                                 previous?: {
-                                    sum?: (number | null)[];
-                                    values?: (number | null)[][];
+                                    sum: (number | null)[];
+                                    values: (number | null)[][];
                                     /** @description With formula: its value over the whole range (from the measures' sums) and per period; null where a measure has no value or a divisor is 0. */
                                     formula?: {
-                                        sum?: number | null;
-                                        values?: (number | null)[];
+                                        sum: number | null;
+                                        values: (number | null)[];
                                     };
                                 };
                             }[];
-                            numRows?: number;
+                            numRows: number;
                             /** @description With formula: the formula as read (upper-case letters, no spaces). */
                             formula?: string;
                             /** @description With compare: the compared range and, by index of series, the period start compared with it (null where none has a counterpart: 29 February a year later). */
                             compare?: {
                                 /** @enum {string} */
-                                mode?: "previous" | "week" | "year";
+                                mode: "previous" | "week" | "year";
                                 /** Format: date */
-                                fromDate?: string;
+                                fromDate: string;
                                 /** Format: date */
-                                toDate?: string;
-                                series?: (string | null)[];
+                                toDate: string;
+                                series: (string | null)[];
                             };
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
-                            samplingFactor?: number;
+                            reportUpdateTime: string;
+                            samplingFactor: number;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };
@@ -4827,71 +4827,71 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Columns of every number list: "$ALL" (the whole range, each user once), then each day of the range as "yyyy/MM/dd 00:00:00" (the entry day). */
-                            dateList?: string[];
+                            dateList: string[];
                             /** @description The breakdown expression, or null. */
-                            byField?: string | null;
+                            byField: string | null;
                             /** @description The rows' byValue in order: -1 (the total), then the breakdown values. */
-                            byValues?: (number | string)[];
+                            byValues: (number | string)[];
                             /** @description The step expressions, in order. */
-                            stepEvents?: string[];
+                            stepEvents: string[];
                             /** @description The total row (byValue -1) first, then one row per breakdown value. */
-                            rows?: {
+                            rows: {
                                 /** @description -1 for the total, else the breakdown value ("unknown" for none). */
-                                byValue?: number | string;
+                                byValue: number | string;
                                 /** @description One entry per step. */
-                                stepsDetail?: {
-                                    expression?: string;
+                                stepsDetail: {
+                                    expression: string;
                                     /** @description Users who reached at least this step, by dateList index. */
-                                    convertedUser?: number[];
+                                    convertedUser: number[];
                                 }[];
                                 /** @description One entry per pair of consecutive steps (one fewer than steps). */
-                                medianConvertedTime?: {
+                                medianConvertedTime: {
                                     /** @description "<step a expression>~<step b expression>". */
-                                    stepsExpress?: string;
+                                    stepsExpress: string;
                                     /** @description Median seconds from step a to step b over the users who reached step b, by dateList index; null where nobody did. */
-                                    median?: (number | null)[];
+                                    median: (number | null)[];
                                 }[];
                                 /** @description With compare: the row over the compared range, by index of dateList: $ALL the whole compared range, a day its counterpart (null where none). A breakdown value absent there counts 0. */
                                 previous?: {
-                                    stepsDetail?: {
-                                        expression?: string;
-                                        convertedUser?: (number | null)[];
+                                    stepsDetail: {
+                                        expression: string;
+                                        convertedUser: (number | null)[];
                                     }[];
-                                    medianConvertedTime?: {
-                                        stepsExpress?: string;
-                                        median?: (number | null)[];
+                                    medianConvertedTime: {
+                                        stepsExpress: string;
+                                        median: (number | null)[];
                                     }[];
                                 };
                             }[];
                             /** @description With compare: the compared range and, by index of dateList, the day compared with it (null where none has a counterpart: 29 February a year later). */
                             compare?: {
                                 /** @enum {string} */
-                                mode?: "previous" | "week" | "year";
+                                mode: "previous" | "week" | "year";
                                 /** Format: date */
-                                fromDate?: string;
+                                fromDate: string;
                                 /** Format: date */
-                                toDate?: string;
-                                dateList?: (string | null)[];
+                                toDate: string;
+                                dateList: (string | null)[];
                             };
                             /** @description Only with the request's timeToConvert: the users of the total's $ALL column who reached toStep, by the seconds from fromStep to toStep on their counted path (in order ANY: from when steps 1..fromStep+1 were all done to when steps 1..toStep+1 were). Buckets start at 0, 10, 30, 60, 300, 900, 1800, 3600, 10800, 21600, 43200 s, 1, 2, 3, 7, 14 and 30 days, up to the one holding the window's end; the last has no end. */
                             timeToConvert?: {
-                                fromStep?: number;
-                                toStep?: number;
-                                buckets?: {
+                                fromStep: number;
+                                toStep: number;
+                                buckets: {
                                     /** @description Seconds, inclusive. */
-                                    from?: number;
+                                    from: number;
                                     /** @description Seconds, exclusive; null for the last bucket. */
-                                    to?: number | null;
-                                    users?: number;
+                                    to: number | null;
+                                    users: number;
                                 }[];
                             };
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
-                            samplingFactor?: number;
+                            reportUpdateTime: string;
+                            samplingFactor: number;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };
@@ -5096,25 +5096,25 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description The breakdown expression, or null without one. */
-                            byField?: string | null;
+                            byField: string | null;
                             /** @description First the $ALL row (all users, de-duplicated across periods); then one row per initial period (no breakdown) or per breakdown value. */
-                            rows?: {
+                            rows: {
                                 /** @description $ALL, a period start "yyyy/MM/dd HH:mm:ss", or a breakdown value (interval labels like "-∞~600"; "unknown" for a missing value). */
-                                byValue?: string;
+                                byValue: string;
                                 /** @description Users who did the initial event. */
-                                totalPeople?: number;
+                                totalPeople: number;
                                 /** @description Index k: of those users, the ones who did the return event in period +k (0 = the same period); null where period +k starts after the latest day with data. */
-                                retentionPeoples?: (number | null)[];
+                                retentionPeoples: (number | null)[];
                                 /** @description With a measure: its value over the counted return events, aligned with retentionPeoples; else null. */
-                                measures?: (number | null)[] | null;
+                                measures: (number | null)[] | null;
                             }[];
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
-                            samplingFactor?: number;
+                            reportUpdateTime: string;
+                            samplingFactor: number;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };
@@ -5278,26 +5278,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description The measure's name: "<event display name> · <aggregator>" (a property measure adds ".<property>" to the event). */
-                            measure?: string;
+                            measure: string;
                             /** @description The breakdown property expression, or null without a breakdown. */
-                            byField?: string | null;
+                            byField: string | null;
                             /** @description Interval labels "[a,b)" (lower bound included), the last possibly open "[a,+∞)"; the same intervals for every row. Empty when no user has a value. */
-                            series?: string[];
-                            rows?: {
+                            series: string[];
+                            rows: {
                                 /** @description Users in this row (with a value of the measure). */
-                                sum?: number;
+                                sum: number;
                                 /** @description Users per interval, by series index. */
-                                values?: number[];
+                                values: number[];
                                 /** @description "all" for the whole range (unit ""), the period start yyyy-MM-dd (unit DAY, WEEK, MONTH), or the breakdown value ("unknown" for a missing one, "a~b" for a number bucket). */
-                                byValue?: string;
+                                byValue: string;
                             }[];
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
-                            samplingFactor?: number;
+                            reportUpdateTime: string;
+                            samplingFactor: number;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };
@@ -5425,21 +5425,21 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description "users" for USER_COUNT, else "<property display name> · <aggregator>". */
-                            measure?: string;
+                            measure: string;
                             /** @description The breakdown property expressions, in request order. */
-                            byFields?: string[];
-                            rows?: {
+                            byFields: string[];
+                            rows: {
                                 /** @description The measure over the users of the row; null for an average, maximum or minimum without any value. */
-                                value?: number | null;
+                                value: number | null;
                                 /** @description One label per byFields entry ("unknown" for a missing value, "a~b" for a number bucket); empty without byFields. */
-                                byValue?: string[];
+                                byValue: string[];
                             }[];
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
+                            reportUpdateTime: string;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };
@@ -9675,8 +9675,8 @@ export interface paths {
                             reportUpdateTime?: string;
                             /** @description With explain=true: the SQL that ran, with its bound values. */
                             sql?: {
-                                sql?: string;
-                                params?: unknown[];
+                                sql: string;
+                                params: unknown[];
                             }[];
                         };
                     };

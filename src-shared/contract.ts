@@ -20,3 +20,6 @@ export type RequestBody<P extends keyof paths, M extends Method = 'post'> = Oper
 
 /** The query parameters. */
 export type Query<P extends keyof paths, M extends Method = 'get'> = Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
+
+/** What an analysis computes: its answer without the fields the runner adds (when, and with explain the SQL). */
+export type AnalysisAnswer<P extends keyof paths> = Omit<Answer<P, 'post'>, 'reportUpdateTime' | 'sql'>

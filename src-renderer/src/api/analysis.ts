@@ -1,5 +1,5 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
-import type { Filter } from './schema'
 
 /** The analyses (spec 4.10) and what they answer; `sql` comes with explain=true. */
 
@@ -15,79 +15,16 @@ export const ANALYSIS_PATHS: Record<AnalysisKind, string> = {
 
 export type PeriodUnit = 'DAY' | 'WEEK' | 'MONTH'
 
-export interface ByField {
-  expression: string
-  buckets?: number[]
-}
+/** The requests and answers, as the route schemas describe them (src-shared/api.ts). */
+export type EventsRequest = RequestBody<'/uba/api/events/analyze'>
+export type FunnelsRequest = RequestBody<'/uba/api/funnels/analyze'>
+export type RetentionRequest = RequestBody<'/uba/api/retentions/analyze'>
+export type DistributionRequest = RequestBody<'/uba/api/distributions/analyze'>
+export type UserAttributesRequest = RequestBody<'/uba/api/userAttributes/analyze'>
 
-export interface MeasureRequest {
-  expression: string
-  aggregator: string
-  filter?: Filter
-}
-
-interface Common {
-  crowds: string[]
-  useCache?: boolean
-  filter?: Filter
-}
-
-interface Dated extends Common {
-  fromDate: string
-  toDate: string
-}
-
-export interface EventsRequest extends Dated {
-  measures: MeasureRequest[]
-  unit: PeriodUnit
-  byFields?: ByField[]
-  /** Between the measures lettered A, B ... in order, e.g. "A/B". */
-  formula?: string
-  compare?: CompareMode
-}
-
-export type CompareMode = 'previous' | 'week' | 'year'
-
-/** With compare: the earlier range, and the counterpart of each period (null for none). */
-export interface Compared {
-  mode: CompareMode
-  fromDate: string
-  toDate: string
-}
-
-export interface FunnelsRequest extends Dated {
-  steps: { expression: string; filter?: Filter }[]
-  byField?: ByField
-  byStepIndex?: number
-  convertTime?: number
-  convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
-  compare?: CompareMode
-  order?: 'ORDERED' | 'STRICT' | 'ANY'
-  exclusions?: { expression: string; filter?: Filter; fromStep?: number; toStep?: number }[]
-  timeToConvert?: boolean | { fromStep?: number; toStep?: number }
-}
-
-export interface RetentionRequest extends Dated {
-  firstEvent: { expression: string; filter?: Filter }
-  secondEvent: { expression: string; filter?: Filter }
-  duration: number
-  unit: PeriodUnit
-  byField?: ByField
-  byFieldIndex?: 1 | 2 | -1
-  retentionMode?: 'on' | 'onOrAfter'
-  firstTime?: boolean
-}
-
-export interface DistributionRequest extends Dated {
-  measure: MeasureRequest
-  unit: PeriodUnit | ''
-  byField?: ByField
-}
-
-export interface UserAttributesRequest extends Common {
-  measure: { aggregator: string; expression?: string }
-  byFields: ByField[]
-}
+export type ByField = NonNullable<FunnelsRequest['byField']>
+export type MeasureRequest = EventsRequest['measures'][number]
+export type CompareMode = NonNullable<EventsRequest['compare']>
 
 export interface AnalysisRequests {
   events: EventsRequest
@@ -97,65 +34,15 @@ export interface AnalysisRequests {
   userAttributes: UserAttributesRequest
 }
 
-export interface ExplainedSql {
-  sql: string
-  params: unknown[]
-}
+export type EventsResponse = Answer<'/uba/api/events/analyze', 'post'>
+export type FunnelsResponse = Answer<'/uba/api/funnels/analyze', 'post'>
+export type RetentionResponse = Answer<'/uba/api/retentions/analyze', 'post'>
+export type DistributionResponse = Answer<'/uba/api/distributions/analyze', 'post'>
+export type UserAttributesResponse = Answer<'/uba/api/userAttributes/analyze', 'post'>
 
-interface Answered {
-  reportUpdateTime: string
-  sql?: ExplainedSql[]
-}
-
-export interface EventsResponse extends Answered {
-  measures: string[]
-  byFields: string[]
-  series: string[]
-  rows: {
-    sum: (number | null)[]
-    values: (number | null)[][]
-    byValue: string[]
-    formula?: { sum: number | null; values: (number | null)[] }
-    previous?: { sum: (number | null)[]; values: (number | null)[][]; formula?: { sum: number | null; values: (number | null)[] } }
-  }[]
-  numRows: number
-  formula?: string
-  compare?: Compared & { series: (string | null)[] }
-}
-
-export interface FunnelsResponse extends Answered {
-  dateList: string[]
-  byField: string | null
-  byValues: (number | string)[]
-  stepEvents: string[]
-  rows: {
-    byValue: number | string
-    stepsDetail: { expression: string; convertedUser: number[] }[]
-    medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[]
-    previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[] }
-  }[]
-  compare?: Compared & { dateList: (string | null)[] }
-  /** With the request's timeToConvert: converted users by seconds between two steps (from inclusive, to exclusive or null). */
-  timeToConvert?: { fromStep: number; toStep: number; buckets: { from: number; to: number | null; users: number }[] }
-}
-
-export interface RetentionResponse extends Answered {
-  byField: string | null
-  rows: { byValue: string; totalPeople: number; retentionPeoples: (number | null)[]; measures: (number | null)[] | null }[]
-}
-
-export interface DistributionResponse extends Answered {
-  measure: string
-  byField: string | null
-  series: string[]
-  rows: { sum: number; values: number[]; byValue: string }[]
-}
-
-export interface UserAttributesResponse extends Answered {
-  measure: string
-  byFields: string[]
-  rows: { value: number | null; byValue: string[] }[]
-}
+/** With compare: the earlier range, and the counterpart of each period (null for none). */
+export type Compared = Omit<NonNullable<EventsResponse['compare']>, 'series'>
+export type ExplainedSql = NonNullable<EventsResponse['sql']>[number]
 
 export interface AnalysisResponses {
   events: EventsResponse
