@@ -1977,11 +1977,20 @@ export interface paths {
                                     /** @description Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}. */
                                     filter?: {
                                         conditions?: {
-                                            expression?: string;
-                                            function?: string;
+                                            /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                            expression: string;
+                                            /**
+                                             * @description An operator that fits the property's data type (any letter case).
+                                             * @enum {string}
+                                             */
+                                            function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                            /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
                                             params?: (string | number)[];
                                         }[];
-                                        /** @enum {string} */
+                                        /**
+                                         * @description Between the conditions; default AND (any letter case).
+                                         * @enum {string}
+                                         */
                                         relation?: "AND" | "OR";
                                     };
                                 }[];
@@ -9883,7 +9892,61 @@ export interface paths {
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
                             /** @description needMore only: the rule content, or "" for a file cohort. */
-                            content?: unknown;
+                            content?: {
+                                ruleGroup: {
+                                    /**
+                                     * @description Between the rules of the group (default AND).
+                                     * @enum {string}
+                                     */
+                                    relation?: "AND" | "OR";
+                                    rules: {
+                                        /**
+                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "user" | "event";
+                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        expression: string;
+                                        /**
+                                         * @description Event rules only.
+                                         * @enum {string}
+                                         */
+                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                        /** @description The operator's values (RANGE: two). */
+                                        params?: (string | number)[];
+                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        eventAbsoluteTimeParams?: string[];
+                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        eventRelativeTimeParam?: string;
+                                        /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                        filter?: {
+                                            conditions?: {
+                                                /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                expression: string;
+                                                /**
+                                                 * @description An operator that fits the property's data type (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                params?: (string | number)[];
+                                            }[];
+                                            /**
+                                             * @description Between the conditions; default AND (any letter case).
+                                             * @enum {string}
+                                             */
+                                            relation?: "AND" | "OR";
+                                        };
+                                    }[];
+                                }[];
+                                /** @description Between the groups, left to right. */
+                                relations?: ("AND" | "AND_NOT")[];
+                            } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
                         }[];
@@ -9969,8 +10032,11 @@ export interface paths {
                                      * @enum {string}
                                      */
                                     aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                    /** @description An operator that fits the type (user rules) or a numeric one (event rules). */
-                                    function: string;
+                                    /**
+                                     * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
                                     /** @description The operator's values (RANGE: two). */
                                     params?: (string | number)[];
                                     /** @description Event rules: [first day, last day], inclusive. */
@@ -10020,7 +10086,61 @@ export interface paths {
                             /** @description yyyy-MM-dd HH:mm:ss, project time zone. */
                             createTime?: string;
                             /** @description The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case. */
-                            content?: unknown;
+                            content?: {
+                                ruleGroup: {
+                                    /**
+                                     * @description Between the rules of the group (default AND).
+                                     * @enum {string}
+                                     */
+                                    relation?: "AND" | "OR";
+                                    rules: {
+                                        /**
+                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "user" | "event";
+                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        expression: string;
+                                        /**
+                                         * @description Event rules only.
+                                         * @enum {string}
+                                         */
+                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                        /** @description The operator's values (RANGE: two). */
+                                        params?: (string | number)[];
+                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        eventAbsoluteTimeParams?: string[];
+                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        eventRelativeTimeParam?: string;
+                                        /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                        filter?: {
+                                            conditions?: {
+                                                /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                expression: string;
+                                                /**
+                                                 * @description An operator that fits the property's data type (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                params?: (string | number)[];
+                                            }[];
+                                            /**
+                                             * @description Between the conditions; default AND (any letter case).
+                                             * @enum {string}
+                                             */
+                                            relation?: "AND" | "OR";
+                                        };
+                                    }[];
+                                }[];
+                                /** @description Between the groups, left to right. */
+                                relations?: ("AND" | "AND_NOT")[];
+                            };
                         };
                     };
                 };
@@ -10123,7 +10243,61 @@ export interface paths {
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
                             /** @description needMore only: the rule content, or "" for a file cohort. */
-                            content?: unknown;
+                            content?: {
+                                ruleGroup: {
+                                    /**
+                                     * @description Between the rules of the group (default AND).
+                                     * @enum {string}
+                                     */
+                                    relation?: "AND" | "OR";
+                                    rules: {
+                                        /**
+                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "user" | "event";
+                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        expression: string;
+                                        /**
+                                         * @description Event rules only.
+                                         * @enum {string}
+                                         */
+                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                        /** @description The operator's values (RANGE: two). */
+                                        params?: (string | number)[];
+                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        eventAbsoluteTimeParams?: string[];
+                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        eventRelativeTimeParam?: string;
+                                        /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                        filter?: {
+                                            conditions?: {
+                                                /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                expression: string;
+                                                /**
+                                                 * @description An operator that fits the property's data type (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                params?: (string | number)[];
+                                            }[];
+                                            /**
+                                             * @description Between the conditions; default AND (any letter case).
+                                             * @enum {string}
+                                             */
+                                            relation?: "AND" | "OR";
+                                        };
+                                    }[];
+                                }[];
+                                /** @description Between the groups, left to right. */
+                                relations?: ("AND" | "AND_NOT")[];
+                            } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
                         };

@@ -1,4 +1,3 @@
-import type { RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 
 /** The tracking plan (spec 4.3) and the metadata with virtual events (spec 4.4). */
@@ -51,12 +50,9 @@ export interface PlanEventProperty {
   masking: Flag
 }
 
-/** The operator words a condition may name (the route schemas list them). */
-export type FilterFunction = NonNullable<NonNullable<RequestBody<'/uba/api/events/analyze'>['filter']>['conditions']>[number]['function']
-
 export interface FilterCondition {
   expression: string
-  function: FilterFunction
+  function: string
   params: (string | number)[]
 }
 

@@ -1,4 +1,4 @@
-import type { DataType, Filter, FilterFunction, MetaEvent, VirtualEventInput } from '../../api/schema'
+import type { DataType, Filter, MetaEvent, VirtualEventInput } from '../../api/schema'
 
 /** A virtual event being edited: members with their filter conditions, in the editor's own shape. */
 
@@ -46,7 +46,7 @@ export function membersOf(event: MetaEvent | null): MemberDraft[] {
 export function inputOf(id: string, name: string, remark: string, members: MemberDraft[], isNew: boolean): VirtualEventInput {
   const events = members.map((m) => {
     const filter: Filter | undefined = m.conditions.length > 0
-      ? { relation: m.relation, conditions: m.conditions.map((c) => ({ expression: c.expression, function: c.fn as FilterFunction, params: c.params })) }
+      ? { relation: m.relation, conditions: m.conditions.map((c) => ({ expression: c.expression, function: c.fn, params: c.params })) }
       : undefined
     return filter ? { expression: `event.${m.eventId}`, filter } : { expression: `event.${m.eventId}` }
   })

@@ -1,5 +1,5 @@
 import type { AnalysisKind, AnalysisRequests, ByField, MeasureRequest } from '../../../api/analysis'
-import type { Filter, FilterFunction } from '../../../api/schema'
+import type { Filter } from '../../../api/schema'
 import { operatorOf, paramsComplete } from '../../../filters/operators'
 import { ANY_EVENT } from '../../../stores/meta'
 import type { BreakdownDraft, ConditionDraft, Definitions, FilterDraft, MeasureDraft, PropertyRefDraft } from './definitions'
@@ -33,8 +33,7 @@ export function conditionApplies(c: ConditionDraft): boolean {
 export function filterOf(draft: FilterDraft, eventId: string): Filter | undefined {
   const conditions = draft.conditions.filter(conditionApplies).map((c) => ({
     expression: expressionOf(c.property as PropertyRefDraft, eventId),
-    // conditionApplies kept only operators of filters/operators.ts, words the contract lists
-    function: c.function as FilterFunction,
+    function: c.function,
     params: c.params,
   }))
   return conditions.length > 0 ? { conditions, relation: draft.relation } : undefined
@@ -51,9 +50,7 @@ function measureOf(m: MeasureDraft, i: number): MeasureRequest | string {
   if (reads !== 'none' && !m.propertyId) return `Pick a property for measure ${i + 1}.`
   const expression = reads === 'none' ? `event.${m.eventId}` : `event.${m.eventId}.${m.propertyId}`
   const filter = filterOf(m.filter, m.eventId)
-  // the builder offers only the aggregators of labels.ts, words the contract lists
-  const aggregator = m.aggregator as MeasureRequest['aggregator']
-  return filter ? { expression, aggregator, filter } : { expression, aggregator }
+  return filter ? { expression, aggregator: m.aggregator, filter } : { expression, aggregator: m.aggregator }
 }
 
 /** Drops the undefined fields, so that equal requests are equal JSON (the key of a result). */

@@ -1,5 +1,5 @@
 import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../../api/cohorts'
-import type { Filter, FilterFunction } from '../../../api/schema'
+import type { Filter } from '../../../api/schema'
 import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../../filters/draft'
 import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../../filters/operators'
 
@@ -155,7 +155,7 @@ function filterOf(draft: FilterDraft, eventId: string): Filter | undefined {
     const operator = c.property ? operatorOf(c.property.dataType, c.function) : undefined
     if (!c.property || !operator || !paramsComplete(operator.params, c.params)) return []
     const expression = c.property.scope === 'user' ? `user.${c.property.id}` : `event.${eventId}.${c.property.id}`
-    return [{ expression, function: c.function as FilterFunction, params: c.params }]
+    return [{ expression, function: c.function, params: c.params }]
   })
   return conditions.length > 0 ? { conditions, relation: draft.relation } : undefined
 }
