@@ -8410,27 +8410,27 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
+                            id: number;
+                            name: string;
                             /**
                              * @description The analysis: the path part of /uba/api/<kind>/analyze.
                              * @enum {string}
                              */
-                            kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                            request?: {
+                            kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                            request: {
                                 [key: string]: unknown;
                             };
-                            options?: {
+                            options: {
                                 [key: string]: unknown;
                             };
                             /** @description Display name of the creating account, or API. */
-                            createdUser?: string;
+                            createdUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            createdTime?: string;
+                            createdTime: string;
                             /** @description Who changed it last (the creator until then). */
-                            updatedUser?: string;
+                            updatedUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            updatedTime?: string;
+                            updatedTime: string;
                         }[];
                     };
                 };
@@ -8494,27 +8494,27 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
+                            id: number;
+                            name: string;
                             /**
                              * @description The analysis: the path part of /uba/api/<kind>/analyze.
                              * @enum {string}
                              */
-                            kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                            request?: {
+                            kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                            request: {
                                 [key: string]: unknown;
                             };
-                            options?: {
+                            options: {
                                 [key: string]: unknown;
                             };
                             /** @description Display name of the creating account, or API. */
-                            createdUser?: string;
+                            createdUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            createdTime?: string;
+                            createdTime: string;
                             /** @description Who changed it last (the creator until then). */
-                            updatedUser?: string;
+                            updatedUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            updatedTime?: string;
+                            updatedTime: string;
                         };
                     };
                 };
@@ -8592,27 +8592,27 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
+                            id: number;
+                            name: string;
                             /**
                              * @description The analysis: the path part of /uba/api/<kind>/analyze.
                              * @enum {string}
                              */
-                            kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                            request?: {
+                            kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                            request: {
                                 [key: string]: unknown;
                             };
-                            options?: {
+                            options: {
                                 [key: string]: unknown;
                             };
                             /** @description Display name of the creating account, or API. */
-                            createdUser?: string;
+                            createdUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            createdTime?: string;
+                            createdTime: string;
                             /** @description Who changed it last (the creator until then). */
-                            updatedUser?: string;
+                            updatedUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            updatedTime?: string;
+                            updatedTime: string;
                         };
                     };
                 };
@@ -8687,27 +8687,27 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
+                            id: number;
+                            name: string;
                             /**
                              * @description The analysis: the path part of /uba/api/<kind>/analyze.
                              * @enum {string}
                              */
-                            kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                            request?: {
+                            kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                            request: {
                                 [key: string]: unknown;
                             };
-                            options?: {
+                            options: {
                                 [key: string]: unknown;
                             };
                             /** @description Display name of the creating account, or API. */
-                            createdUser?: string;
+                            createdUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            createdTime?: string;
+                            createdTime: string;
                             /** @description Who changed it last (the creator until then). */
-                            updatedUser?: string;
+                            updatedUser: string;
                             /** @description yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            updatedTime?: string;
+                            updatedTime: string;
                         };
                     };
                 };
@@ -8863,12 +8863,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            fromDate?: string | null;
-                            toDate?: string | null;
-                            crowd?: string | null;
-                            tiles?: {
+                            id: number;
+                            name: string;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            crowd: string | null;
+                            tiles: {
                                 /** @description A saved report of the project. */
                                 reportId: number;
                                 /** @description Column, from 0. */
@@ -8880,10 +8880,10 @@ export interface paths {
                                 /** @description Height in rows, 1-12. */
                                 h: number;
                             }[];
-                            createdUser?: string;
-                            createdTime?: string;
-                            updatedUser?: string;
-                            updatedTime?: string;
+                            createdUser: string;
+                            createdTime: string;
+                            updatedUser: string;
+                            updatedTime: string;
                         }[];
                     };
                 };
@@ -8957,12 +8957,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            fromDate?: string | null;
-                            toDate?: string | null;
-                            crowd?: string | null;
-                            tiles?: {
+                            id: number;
+                            name: string;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            crowd: string | null;
+                            tiles: {
                                 /** @description A saved report of the project. */
                                 reportId: number;
                                 /** @description Column, from 0. */
@@ -8974,25 +8974,25 @@ export interface paths {
                                 /** @description Height in rows, 1-12. */
                                 h: number;
                                 /** @description The report, with request: what this tile runs (the overrides applied); null when the report was deleted. */
-                                report?: {
-                                    name?: string;
+                                report: {
+                                    name: string;
                                     /**
                                      * @description The analysis: the path part of /uba/api/<kind>/analyze.
                                      * @enum {string}
                                      */
-                                    kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                                    request?: {
+                                    kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                                    request: {
                                         [key: string]: unknown;
                                     };
-                                    options?: {
+                                    options: {
                                         [key: string]: unknown;
                                     };
                                 } | null;
                             }[];
-                            createdUser?: string;
-                            createdTime?: string;
-                            updatedUser?: string;
-                            updatedTime?: string;
+                            createdUser: string;
+                            createdTime: string;
+                            updatedUser: string;
+                            updatedTime: string;
                         };
                     };
                 };
@@ -9070,12 +9070,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            fromDate?: string | null;
-                            toDate?: string | null;
-                            crowd?: string | null;
-                            tiles?: {
+                            id: number;
+                            name: string;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            crowd: string | null;
+                            tiles: {
                                 /** @description A saved report of the project. */
                                 reportId: number;
                                 /** @description Column, from 0. */
@@ -9087,25 +9087,25 @@ export interface paths {
                                 /** @description Height in rows, 1-12. */
                                 h: number;
                                 /** @description The report, with request: what this tile runs (the overrides applied); null when the report was deleted. */
-                                report?: {
-                                    name?: string;
+                                report: {
+                                    name: string;
                                     /**
                                      * @description The analysis: the path part of /uba/api/<kind>/analyze.
                                      * @enum {string}
                                      */
-                                    kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                                    request?: {
+                                    kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                                    request: {
                                         [key: string]: unknown;
                                     };
-                                    options?: {
+                                    options: {
                                         [key: string]: unknown;
                                     };
                                 } | null;
                             }[];
-                            createdUser?: string;
-                            createdTime?: string;
-                            updatedUser?: string;
-                            updatedTime?: string;
+                            createdUser: string;
+                            createdTime: string;
+                            updatedUser: string;
+                            updatedTime: string;
                         };
                     };
                 };
@@ -9190,12 +9190,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            fromDate?: string | null;
-                            toDate?: string | null;
-                            crowd?: string | null;
-                            tiles?: {
+                            id: number;
+                            name: string;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            crowd: string | null;
+                            tiles: {
                                 /** @description A saved report of the project. */
                                 reportId: number;
                                 /** @description Column, from 0. */
@@ -9207,25 +9207,25 @@ export interface paths {
                                 /** @description Height in rows, 1-12. */
                                 h: number;
                                 /** @description The report, with request: what this tile runs (the overrides applied); null when the report was deleted. */
-                                report?: {
-                                    name?: string;
+                                report: {
+                                    name: string;
                                     /**
                                      * @description The analysis: the path part of /uba/api/<kind>/analyze.
                                      * @enum {string}
                                      */
-                                    kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
-                                    request?: {
+                                    kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
+                                    request: {
                                         [key: string]: unknown;
                                     };
-                                    options?: {
+                                    options: {
                                         [key: string]: unknown;
                                     };
                                 } | null;
                             }[];
-                            createdUser?: string;
-                            createdTime?: string;
-                            updatedUser?: string;
-                            updatedTime?: string;
+                            createdUser: string;
+                            createdTime: string;
+                            updatedUser: string;
+                            updatedTime: string;
                         };
                     };
                 };
