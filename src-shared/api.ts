@@ -10551,17 +10551,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            code?: string;
-                            name?: string;
+                            id: number;
+                            code: string;
+                            name: string;
                             /** @enum {integer} */
-                            dynamic?: 0;
+                            dynamic: 0;
                             /** @description Members: users whose property equals one of the values. */
-                            userNumber?: number;
+                            userNumber: number;
                             /** @description Distinct values of the file that matched at least one user. */
-                            matched?: number;
+                            matched: number;
                             /** @description Distinct values that matched no user. */
-                            unmatched?: number;
+                            unmatched: number;
                         };
                     };
                 };
@@ -10668,12 +10668,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Users in the cohort. */
-                            count?: number;
+                            count: number;
                             /** @description The page returned (1 without paging). */
-                            page?: number;
+                            page: number;
                             /** @description Users returned. */
-                            size?: number;
-                            users?: {
+                            size: number;
+                            users: {
                                 [key: string]: unknown;
                             }[];
                         };
@@ -11437,18 +11437,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rows?: {
+                            rows: {
                                 /** @description The tracked event id (xwhat). */
-                                eventId?: string;
+                                eventId: string;
                                 /** @description yyyy/MM/dd HH:mm:ss in the project time zone. */
-                                eventTime?: string;
+                                eventTime: string;
                                 /** @description The event property ids that have a value, to their values (base columns xwho, xwhat, xwhen, ds, distinct_id left out). */
-                                properties?: {
+                                properties: {
                                     [key: string]: unknown;
                                 };
                             }[];
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
+                            reportUpdateTime: string;
                         };
                     };
                 };
@@ -11775,18 +11775,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rows?: {
+                            rows: {
                                 /** @description The tracked event id (xwhat). */
-                                eventId?: string;
+                                eventId: string;
                                 /** @description yyyy/MM/dd HH:mm:ss in the project time zone. */
-                                eventTime?: string;
+                                eventTime: string;
                                 /** @description The event property ids that have a value, to their values (base columns xwho, xwhat, xwhen, ds, distinct_id left out). */
-                                properties?: {
+                                properties: {
                                     [key: string]: unknown;
                                 };
                             }[];
                             /** @description When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone. */
-                            reportUpdateTime?: string;
+                            reportUpdateTime: string;
                         };
                     };
                 };

@@ -4,6 +4,7 @@ import { DEFAULT_QUOTA, NAME_MAX, QUOTA_KEY } from '../../domain/cohorts/store'
 import { RULE_LIMITS } from '../../domain/cohorts/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
 import { FILTER_FUNCTIONS, filterRequest } from './analysis/requests'
+import { exact } from './common'
 import { exportFormatField } from './sql'
 
 /** JSON schemas of cohorts (spec 2.6, 3.3, 4.5, 8). The rule content is checked by the domain, which names exact paths. */
@@ -138,7 +139,7 @@ export const fileCohortBody = fileUploadBody('one column of values', {
   property: { type: 'string', description: 'A string user property whose values the file lists; default xwho.' },
 } as const)
 
-export const fileCohort = {
+export const fileCohort = exact({
   type: 'object',
   properties: {
     ...identityFields,
@@ -147,7 +148,7 @@ export const fileCohort = {
     matched: { type: 'integer', description: 'Distinct values of the file that matched at least one user.' },
     unmatched: { type: 'integer', description: 'Distinct values that matched no user.' },
   },
-} as const
+} as const)
 
 const tagsRule = {
   type: 'array',
@@ -180,7 +181,7 @@ export const usersBody = {
   },
 } as const
 
-export const usersPage = {
+export const usersPage = exact({
   type: 'object',
   properties: {
     count: { type: 'integer', description: 'Users in the cohort.' },
@@ -188,7 +189,7 @@ export const usersPage = {
     size: { type: 'integer', description: 'Users returned.' },
     users: { type: 'array', items: { type: 'object', additionalProperties: true } },
   },
-} as const
+} as const)
 
 export const exportBody = {
   type: 'object',
