@@ -1,3 +1,4 @@
+import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { badParam } from '../errors'
 import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
@@ -60,19 +61,9 @@ export interface DistributionRequest {
   limit: number
 }
 
-export interface DistributionRow {
-  sum: number
-  values: number[]
-  byValue: string
-}
-
-export interface DistributionResponse {
-  measure: string
-  byField: string | null
-  series: string[]
-  rows: DistributionRow[]
-  samplingFactor: number
-}
+/** The answer, as its route schema describes it (schemas/analysis/distribution.ts). */
+export type DistributionResponse = AnalysisAnswer<'/uba/api/distributions/analyze'>
+export type DistributionRow = DistributionResponse['rows'][number]
 
 const FIELDS = ['measure', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byField', 'limit']
 

@@ -1,10 +1,11 @@
+import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
 import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { addDays, dsOf, series, type Unit } from '../time/calendar'
 import { calendarSql } from './calendarSql'
 import { compareOf, type ComparedRange } from './compare'
-import { counterparts, formulaOf, previousOf, type FormulaSeries, type PreviousSeries, type Series } from './eventsExtras'
+import { counterparts, formulaOf, previousOf, type Series } from './eventsExtras'
 import { formulaText, parseFormula, type Formula } from './formula'
 import { eventSql, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
@@ -51,18 +52,9 @@ export interface EventRequest {
   compare: ComparedRange | null
 }
 
-type EventRow = { sum: (number | null)[]; values: (number | null)[][]; byValue: string[]; formula?: FormulaSeries; previous?: PreviousSeries }
-
-export interface EventResponse {
-  measures: string[]
-  byFields: string[]
-  series: string[]
-  rows: EventRow[]
-  numRows: number
-  samplingFactor: number
-  formula?: string
-  compare?: { mode: string; fromDate: string; toDate: string; series: (string | null)[] }
-}
+/** The answer, as its route schema describes it (schemas/analysis/events.ts). */
+export type EventResponse = AnalysisAnswer<'/uba/api/events/analyze'>
+type EventRow = EventResponse['rows'][number]
 
 const FIELDS = ['measures', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'unit', 'byFields', 'limit', 'formula', 'compare']
 

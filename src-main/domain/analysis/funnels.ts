@@ -1,3 +1,4 @@
+import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { badParam } from '../errors'
 import { numeric, word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
@@ -44,39 +45,12 @@ export interface FunnelRequest extends FunnelQuery {
   timeToConvert: TimeToConvert | null
 }
 
+/** The answer, as its route schema describes it (schemas/analysis/funnels.ts). */
+export type FunnelResponse = AnalysisAnswer<'/uba/api/funnels/analyze'>
+/** A row; with compare, `previous` is this row over the compared range, by the answer's dateList (funnelCompare.ts). */
+export type FunnelRow = FunnelResponse['rows'][number]
 /** The time-to-convert histogram (option timeToConvert): seconds from `from` (inclusive) to `to` (exclusive; null: no end). */
-interface TimeToConvertAnswer extends TimeToConvert {
-  buckets: { from: number; to: number | null; users: number }[]
-}
-
-interface StepDetail {
-  expression: string
-  convertedUser: number[]
-}
-
-interface MedianDetail {
-  stepsExpress: string
-  median: (number | null)[]
-}
-
-export interface FunnelRow {
-  byValue: number | string
-  stepsDetail: StepDetail[]
-  medianConvertedTime: MedianDetail[]
-  /** With compare: this row over the compared range, by the answer's dateList (funnelCompare.ts). */
-  previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: MedianDetail[] }
-}
-
-export interface FunnelResponse {
-  dateList: string[]
-  byField: string | null
-  byValues: (number | string)[]
-  stepEvents: string[]
-  rows: FunnelRow[]
-  samplingFactor: number
-  compare?: { mode: string; fromDate: string; toDate: string; dateList: (string | null)[] }
-  timeToConvert?: TimeToConvertAnswer
-}
+type TimeToConvertAnswer = NonNullable<FunnelResponse['timeToConvert']>
 
 /** The event ids whose properties a step's rows carry; null = any event ($Anything). */
 function eventsOf(ref: EventRef): string[] | null {

@@ -1,3 +1,4 @@
+import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { UNKNOWN } from './breakdown'
 import { dayOfDs, periodAfter } from '../time/calendar'
 import { validateRetention, type RetentionRequest } from './retentionRequest'
@@ -16,18 +17,9 @@ import { factsSql, readFacts } from './userCounts'
  * back at +k or any later offset followed; `firstTime` keeps only each user's first-ever initial event.
  */
 
-export interface RetentionRow {
-  byValue: string
-  totalPeople: number
-  retentionPeoples: (number | null)[]
-  measures: (number | null)[] | null
-}
-
-export interface RetentionResponse {
-  byField: string | null
-  rows: RetentionRow[]
-  samplingFactor: number
-}
+/** The answer, as its route schema describes it (schemas/analysis/retention.ts). */
+export type RetentionResponse = AnalysisAnswer<'/uba/api/retentions/analyze'>
+export type RetentionRow = RetentionResponse['rows'][number]
 
 /** The label of the row of all users (and, with a breakdown, of all values). */
 export const ALL = '$ALL'

@@ -1,3 +1,4 @@
+import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { badParam } from '../errors'
 import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
@@ -44,11 +45,8 @@ export interface UserAttributeRequest {
   limit: number
 }
 
-export interface UserAttributeResponse {
-  measure: string
-  byFields: string[]
-  rows: { value: number | null; byValue: string[] }[]
-}
+/** The answer, as its route schema describes it (schemas/analysis/userAttributes.ts). */
+export type UserAttributeResponse = AnalysisAnswer<'/uba/api/userAttributes/analyze'>
 
 const FIELDS = ['measure', 'crowds', 'limit', 'filter', 'byFields']
 

@@ -9,6 +9,7 @@ import type { ProjectScope } from '../project/scope'
 import { forgetOutcomes } from '../outcomes'
 import { recordReported } from '../schema/plan'
 import { testPause } from '../testPause'
+import type { Answer } from '../../../src-shared/contract'
 import { importFile, type ImportSpec, type OnPhase, type Phase } from './importer'
 import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
@@ -22,26 +23,9 @@ import { contextState } from '../contextState'
  * for finished jobs, the app.
  */
 
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
-
-export interface JobView {
-  id: string
-  state: JobState
-  phase: Phase | null
-  kind: string
-  format: string
-  source: string
-  rowsRead: number
-  rowsWritten: number
-  rowsRejected: number
-  percent: number
-  rejected: Rejection[]
-  error: string | null
-  createTime: number
-  startTime: number | null
-  endTime: number | null
-  result: Pick<LoadResult, 'eventsWritten' | 'profilesChanged' | 'debugSkipped' | 'duplicatesSkipped'> & Partial<Pick<LoadResult, 'aliasesMerged' | 'aliasesIgnored' | 'aliasProblems'>> | null
-}
+/** A job as the API answers it (GET /uba/api/import/jobs/{id}); the route schema is its source. */
+export type JobView = Answer<'/uba/api/import/jobs/{id}'>
+export type JobState = JobView['state']
 
 export interface JobRow {
   id: string

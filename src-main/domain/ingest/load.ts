@@ -1,4 +1,5 @@
 import type { Warehouse } from '../../warehouse'
+import type { Answer } from '../../../src-shared/contract'
 import { AppError } from '../errors'
 import { testPause } from '../testPause'
 import { addColumns } from '../schema/columns'
@@ -10,13 +11,8 @@ import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
 import { EVENT_ORDER, insertionOrder, unordered } from './sql'
 
-/** A record that did not load, and why (line/row, property, value). */
-export interface Rejection {
-  row: number
-  property: string
-  value: string | null
-  reason: string
-}
+/** A record that did not load, and why (line/row, property, value): as import jobs answer it. */
+export type Rejection = Answer<'/uba/api/import/jobs/{id}'>['rejected'][number]
 
 export interface LoadOptions {
   onError: 'abort' | 'skip'

@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import { limitOf } from '../analysis/request'
 import { ignoreUnknown } from '../ignored'
 import { runAnalysis, type AnalysisModule } from '../analysis/runner'
@@ -7,12 +8,8 @@ import { sequenceFields, sequenceRow, sequenceSql, type SequenceFields } from '.
 import { findUser, userKeyOf, withoutUserKey, type UserKey } from './users'
 import { maskedEventProperties } from '../schema/shownValues'
 
-export interface SequenceRow {
-  eventId: string
-  /** yyyy/MM/dd HH:mm:ss in the project's time zone. */
-  eventTime: string
-  properties: Record<string, unknown>
-}
+/** One event of a behaviour sequence, as the API answers it (its route schema is the source). */
+export type SequenceRow = Answer<'/uba/api/users/sequence', 'post'>['rows'][number]
 
 const FIELDS = ['fromDate', 'toDate', 'events', 'limit']
 

@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import type { MetaDb } from '../../store/meta'
 import { day } from '../time/days'
 import { cohortByCode } from '../cohorts/store'
@@ -20,13 +21,8 @@ import { checkName, rowById, type ReportKind } from './reports'
 export const GRID_COLUMNS = 12
 export const MAX_TILES = 40
 
-export interface Tile {
-  reportId: number
-  x: number
-  y: number
-  w: number
-  h: number
-}
+/** A tile of the layout, as the API answers it (its route schema is the source). */
+export type Tile = Answer<'/uba/api/dashboards'>[number]['tiles'][number]
 
 interface DashboardRow {
   id: number
@@ -53,22 +49,10 @@ export interface DashboardInput {
 }
 
 /** A tile as a dashboard answers it: its report and the request it runs (the overrides applied). */
-export interface TileView extends Tile {
-  report: { name: string; kind: ReportKind; request: Record<string, unknown>; options: Record<string, unknown> } | null
-}
+export type TileView = Answer<'/uba/api/dashboards/{id}'>['tiles'][number]
 
-export interface DashboardView {
-  id: number
-  name: string
-  fromDate: string | null
-  toDate: string | null
-  crowd: string | null
-  tiles: Tile[] | TileView[]
-  createdUser: string
-  createdTime: string
-  updatedUser: string
-  updatedTime: string
-}
+/** A dashboard as the API answers it: with its tiles' reports (GET by id) or without (the listing). */
+export type DashboardView = Omit<Answer<'/uba/api/dashboards/{id}'>, 'tiles'> & { tiles: Tile[] | TileView[] }
 
 function integer(value: unknown, param: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw badParam(param, `${param} must be a whole number from ${min} to ${max}`)

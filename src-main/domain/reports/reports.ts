@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import type { MetaDb } from '../../store/meta'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
@@ -36,17 +37,8 @@ interface ReportRow {
   update_time: number
 }
 
-export interface ReportView {
-  id: number
-  name: string
-  kind: ReportKind
-  request: Record<string, unknown>
-  options: Record<string, unknown>
-  createdUser: string
-  createdTime: string
-  updatedUser: string
-  updatedTime: string
-}
+/** A report as the API answers it (its route schema is the source). */
+export type ReportView = Answer<'/uba/api/reports/{id}'>
 
 export interface ReportInput {
   name?: unknown

@@ -20,8 +20,8 @@ export interface FieldRow {
   dataType: DataType
   name: string | null
   remark: string | null
-  enable: number
-  relation: number
+  enable: 0 | 1
+  relation: 0 | 1
 }
 
 const TABLE_COLUMNS = 'name, show_name AS showName, remark, create_time AS createTime, update_time AS updateTime'

@@ -1,4 +1,5 @@
 import type { Warehouse } from '../../warehouse'
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
@@ -21,42 +22,15 @@ import { column as ident, type DataType } from './types'
  * reader never sees a write half done.
  */
 
-/** A field record (spec 2.5). */
-export interface DimensionField {
-  id: string
-  dataType: DataType
-  name: string | null
-  remark: string | null
-  enable: number
-  relation: number
-}
+/** A field record (spec 2.5). The route schemas are the source of these types. */
+export type DimensionField = Answer<'/uba/api/project/dimensions/properties'>[number]
 
 /** A table in the listing (UBA Desk addition). */
-export interface DimensionTableSummary {
-  table: string
-  showName: string | null
-  remark: string | null
-  relations: string[]
-  columns: number
-  rows: number
-  createTime: number
-  updateTime: number
-}
+export type DimensionTableSummary = Answer<'/uba/api/project/dimensions'>[number]
 
-export interface NewDimensionTable {
-  table: string
-  showName?: string
-  remark?: string
-  relations?: string[]
-  columns: Record<string, string>
-  rows: Record<string, unknown>[]
-}
+export type NewDimensionTable = RequestBody<'/uba/api/project/dimensions'>
 
-export interface DimensionUpdate {
-  table: string
-  columns: Record<string, string>
-  rows: Record<string, unknown>[]
-}
+export type DimensionUpdate = RequestBody<'/uba/api/dimensions/update'>
 
 /** Runs one project's dimension-table work in arrival order, under the project's write lock. */
 function serialize<T>(ctx: DomainContext, appKey: string, work: () => Promise<T>): Promise<T> {

@@ -12,7 +12,7 @@ import {
   type NewDimensionTable,
 } from '../../domain/schema/dimensions'
 import { DATA_TYPES, SCHEMA_ID } from '../../domain/schema/types'
-import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
+import { exact, loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
 
 const tableRule = {
   type: 'string',
@@ -35,24 +35,24 @@ const rowsRule = (minItems: number) => ({
   minItems,
   maxItems: DIMENSION_LIMITS.rowsPerRequest,
   description: 'Array of maps of column name to value. null leaves a value empty.',
-  items: { type: 'object' },
+  items: { type: 'object', additionalProperties: true },
 })
 
 const textRule = (what: string) => ({ type: 'string', maxLength: DIMENSION_LIMITS.text, 'x-rule': `at most ${DIMENSION_LIMITS.text} characters`, description: what })
 
-const field = {
+const field = exact({
   type: 'object',
   properties: {
     id: { type: 'string', description: 'Column name.' },
     dataType: { type: 'string', enum: [...DATA_TYPES] },
     name: { type: ['string', 'null'], description: 'Display name, or null.' },
     remark: { type: ['string', 'null'] },
-    enable: { type: 'integer', description: '1 enabled, 0 disabled.' },
-    relation: { type: 'integer', description: '1 relation (join) field, 0 other.' },
+    enable: { type: 'integer', enum: [0, 1], description: '1 enabled, 0 disabled.' },
+    relation: { type: 'integer', enum: [0, 1], description: '1 relation (join) field, 0 other.' },
   },
-}
+} as const)
 
-const summary = {
+const summary = exact({
   type: 'object',
   properties: {
     table: { type: 'string' },
@@ -64,7 +64,7 @@ const summary = {
     createTime: { type: 'integer', description: 'Millisecond timestamp.' },
     updateTime: { type: 'integer', description: 'Millisecond timestamp of the last create, update or clear.' },
   },
-}
+} as const)
 
 const ROW_RULES = `
 Rules for rows and columns (spec 4.8, 2.5):

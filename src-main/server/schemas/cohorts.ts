@@ -4,7 +4,8 @@ import { DEFAULT_QUOTA, QUOTA_KEY } from '../../domain/cohorts/store'
 import { NAME_MAX } from '../../domain/userSets/records'
 import { RULE_LIMITS } from '../../domain/userSets/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
-import { filterRequest } from './analysis/requests'
+import { FILTER_FUNCTIONS, filterRequest } from './analysis/requests'
+import { exact } from './common'
 import { exportFormatField } from './sql'
 
 /** JSON schemas of cohorts (spec 2.6, 3.3, 4.5, 8). The rule content is checked by the domain, which names exact paths. */
@@ -15,6 +16,47 @@ export const CONTENT_RULES = `Rule content (spec 2.6): \`{ruleGroup: [{relation,
 - User rule \`{type: "user", expression: "user.<propertyId>", function, params}\`: the operator catalogue of filters per data type (string EQ, NOT_EQ, CONTAIN, NOT_CONTAIN; number EQ, NOT_EQ, GT, GTE, LT, LTE, RANGE; boolean TRUE, FALSE; datetime ABSOLUTE_TIME, RELATIVE_TIME_OF_CUURENT, RELATIVE_TIME_RANGE_CUURENT; array<string> EQ, CONTAIN, NOT_CONTAIN; all types NULL, NOT_NULL). Values are read from the user's profile now; a user without the value does not match (except NULL). An operator that does not fit the type: 400 naming \`...function\`.
 - Event rule \`{type: "event", expression, aggregator, function, params, eventAbsoluteTimeParams | eventRelativeTimeParam, filter?}\`: \`expression\` event.<eventId> (a tracked or virtual event, or event.$Anything) with aggregator TOTAL_COUNT (the user's events), or event.<eventId>.<propertyId> with REMOVE_DUMPLICATE (distinct values of the property on those events). \`function\` a numeric operator (EQ, NOT_EQ, GT, GTE, LT, LTE, RANGE; NULL and NOT_NULL do not apply) compared with the count, which is 0 for a user without such events (so "TOTAL_COUNT EQ 0" selects users who did not do it). Days: \`eventAbsoluteTimeParams\` ["yyyy-MM-dd", "yyyy-MM-dd"] (inclusive), or \`eventRelativeTimeParam\` "<n>,<m>,day" (from n days ago to m days ago, n >= m; "6,0,day" = the last 7 days including today) or "<n> day" (= "<n>,0,day"; "0 day" = today); the absolute one wins when both are sent. Days are calendar days of the project's time zone; "today" is the day of the computation. \`filter\`: conditions on the event's properties (or user properties).
 - Users: everyone the project has seen (with an event or a profile). Every malformed rule is a 400 naming its path, e.g. \`content.ruleGroup[1].rules[0].function\`; an unknown event or property: 400 naming \`...expression\`.`
+
+const ruleParams = { type: 'array', items: { type: ['string', 'number'] }, description: 'The operator\'s values (RANGE: two).' } as const
+
+/** One rule of a group: a user property rule or an event rule (see the content description). */
+const cohortRule = {
+  type: 'object',
+  required: ['type', 'expression', 'function'],
+  properties: {
+    type: { type: 'string', enum: ['user', 'event'], description: 'user: a profile property now; event: what the user did in a window of days.' },
+    expression: { type: 'string', description: 'user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE).' },
+    aggregator: { type: 'string', enum: ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'], description: 'Event rules only.' },
+    function: { type: 'string', enum: FILTER_FUNCTIONS, description: 'An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.' },
+    params: ruleParams,
+    eventAbsoluteTimeParams: { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2, description: 'Event rules: [first day, last day], inclusive.' },
+    eventRelativeTimeParam: { type: 'string', description: 'Event rules: "<n>,<m>,day" or "<n> day".' },
+    filter: filterRequest,
+  },
+} as const
+
+/** The rule content as /openapi.json shows it, for generated clients; the domain checks it (naming exact paths). */
+export const cohortContentSchema = {
+  type: 'object',
+  required: ['ruleGroup'],
+  description: CONTENT_RULES,
+  properties: {
+    ruleGroup: {
+      type: 'array',
+      minItems: 1,
+      maxItems: RULE_LIMITS.groups,
+      items: {
+        type: 'object',
+        required: ['rules'],
+        properties: {
+          relation: { type: 'string', enum: ['AND', 'OR'], description: 'Between the rules of the group (default AND).' },
+          rules: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.rulesPerGroup, items: cohortRule },
+        },
+      },
+    },
+    relations: { type: 'array', items: { type: 'string', enum: ['AND', 'AND_NOT'] }, description: 'Between the groups, left to right.' },
+  },
+} as const
 
 export const cohortIdParams = {
   type: 'object',
@@ -69,7 +111,7 @@ export const createdCohort = {
     name: { type: 'string' },
     dynamic: { type: 'integer' },
     createTime: { type: 'string', description: 'yyyy-MM-dd HH:mm:ss, project time zone.' },
-    content: { description: 'The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case.' },
+    content: { ...cohortContentSchema, description: 'The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case.' },
   },
 } as const
 
@@ -85,7 +127,7 @@ export const cohortRecord = {
     createdTime: { type: 'string', description: 'needMore only.' },
     createdUser: { type: 'string', description: 'needMore only: display name of the loginUser account (name, else user name, else e-mail), or "API" when created without loginUser.' },
     updatedTime: { type: 'string', description: 'needMore only: the creation or the last successful computation.' },
-    content: { description: 'needMore only: the rule content, or "" for a file cohort.' },
+    content: { anyOf: [cohortContentSchema, { type: 'string', enum: [''] }], description: 'needMore only: the rule content, or "" for a file cohort.' },
     failReason: { type: ['string', 'null'], description: 'needMore only: why the last computation failed (status failed), else null.' },
   },
 } as const
@@ -98,7 +140,7 @@ export const fileCohortBody = fileUploadBody('one column of values', {
   property: { type: 'string', description: 'A string user property whose values the file lists; default xwho.' },
 } as const)
 
-export const fileCohort = {
+export const fileCohort = exact({
   type: 'object',
   properties: {
     ...identityFields,
@@ -107,7 +149,7 @@ export const fileCohort = {
     matched: { type: 'integer', description: 'Distinct values of the file that matched at least one user.' },
     unmatched: { type: 'integer', description: 'Distinct values that matched no user.' },
   },
-} as const
+} as const)
 
 const tagsRule = {
   type: 'array',
@@ -140,7 +182,7 @@ export const usersBody = {
   },
 } as const
 
-export const usersPage = {
+export const usersPage = exact({
   type: 'object',
   properties: {
     count: { type: 'integer', description: 'Users in the cohort.' },
@@ -148,7 +190,7 @@ export const usersPage = {
     size: { type: 'integer', description: 'Users returned.' },
     users: { type: 'array', items: { type: 'object', additionalProperties: true } },
   },
-} as const
+} as const)
 
 export const exportBody = {
   type: 'object',
@@ -164,47 +206,6 @@ export const exportBody = {
 } as const
 
 export const USER_OBJECT = `Each user is a flat object: the requested user properties (null when empty), then distinct_id and xwho, then \`tag.<code>\` for each requested tag (null where the user has no value at that version). Datetimes read yyyy-MM-dd HH:mm:ss; a masked property (plan masking 1) reads "******" where it has a value. Users come in distinct_id order.`
-
-const ruleParams = { type: 'array', items: { type: ['string', 'number'] }, description: 'The operator\'s values (RANGE: two).' } as const
-
-/** One rule of a group: a user property rule or an event rule (see the content description). */
-const cohortRule = {
-  type: 'object',
-  required: ['type', 'expression', 'function'],
-  properties: {
-    type: { type: 'string', enum: ['user', 'event'], description: 'user: a profile property now; event: what the user did in a window of days.' },
-    expression: { type: 'string', description: 'user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE).' },
-    aggregator: { type: 'string', enum: ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'], description: 'Event rules only.' },
-    function: { type: 'string', description: 'An operator that fits the type (user rules) or a numeric one (event rules).' },
-    params: ruleParams,
-    eventAbsoluteTimeParams: { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2, description: 'Event rules: [first day, last day], inclusive.' },
-    eventRelativeTimeParam: { type: 'string', description: 'Event rules: "<n>,<m>,day" or "<n> day".' },
-    filter: filterRequest,
-  },
-} as const
-
-/** The rule content as /openapi.json shows it, for generated clients; the domain checks it (naming exact paths). */
-export const cohortContentSchema = {
-  type: 'object',
-  required: ['ruleGroup'],
-  description: CONTENT_RULES,
-  properties: {
-    ruleGroup: {
-      type: 'array',
-      minItems: 1,
-      maxItems: RULE_LIMITS.groups,
-      items: {
-        type: 'object',
-        required: ['rules'],
-        properties: {
-          relation: { type: 'string', enum: ['AND', 'OR'], description: 'Between the rules of the group (default AND).' },
-          rules: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.rulesPerGroup, items: cohortRule },
-        },
-      },
-    },
-    relations: { type: 'array', items: { type: 'string', enum: ['AND', 'AND_NOT'] }, description: 'Between the groups, left to right.' },
-  },
-} as const
 
 /** POST /uba/api/cohort as published: the content with its real schema (validation stays with the domain). */
 export const documentedCohortBody = { ...newCohortBody, properties: { ...newCohortBody.properties, content: cohortContentSchema } } as const

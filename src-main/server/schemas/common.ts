@@ -44,3 +44,13 @@ export const loginUserQuery = {
 
 export const projectSecurity = [{ appKey: [], token: [] }]
 export const platformSecurity = [{ xtoken: [] }]
+
+/**
+ * An answer object as the server always sends it: every listed field present, no other, except
+ * those named `optional`. The generated contract (src-shared/api.ts) then types the fields as
+ * required, which is what lets the domain and the renderer use it. For answers only: request
+ * bodies stay open to fields they do not list.
+ */
+export function exact<S extends { properties: Record<string, unknown> }>(schema: S, optional: readonly string[] = []): S & { additionalProperties: false; required: string[] } {
+  return { ...schema, additionalProperties: false, required: Object.keys(schema.properties).filter((k) => !optional.includes(k)) }
+}

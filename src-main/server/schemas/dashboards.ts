@@ -1,5 +1,6 @@
 import { GRID_COLUMNS, MAX_TILES } from '../../domain/reports/dashboards'
 import { REPORT_NAME_MAX } from '../../domain/reports/reports'
+import { exact } from './common'
 import { reportRecord } from './reports'
 
 /** Dashboards (UBA Desk addition): request, answer and path schemas. */
@@ -38,20 +39,20 @@ const fields = {
 export const newDashboardBody = { type: 'object', required: ['name'], additionalProperties: false, properties: fields } as const
 export const dashboardChangesBody = { type: 'object', additionalProperties: false, properties: fields } as const
 
-const tileView = {
+const tileView = exact({
   ...tile,
   properties: {
     ...tile.properties,
-    report: {
+    report: exact({
       type: ['object', 'null'],
       description: 'The report, with request: what this tile runs (the overrides applied); null when the report was deleted.',
       properties: { name: { type: 'string' }, kind: reportRecord.properties.kind, request: { type: 'object', additionalProperties: true }, options: { type: 'object', additionalProperties: true } },
-    },
+    } as const),
   },
-} as const
+} as const)
 
 function record(tiles: object) {
-  return {
+  return exact({
     type: 'object',
     properties: {
       id: { type: 'integer' },
@@ -65,8 +66,8 @@ function record(tiles: object) {
       updatedUser: { type: 'string' },
       updatedTime: { type: 'string' },
     },
-  } as const
+  } as const)
 }
 
-export const dashboardListItem = record(tile)
+export const dashboardListItem = record(exact(tile))
 export const dashboardRecord = record(tileView)

@@ -1,5 +1,7 @@
 /** Schemas of the import API (UBA Desk addition). */
 
+import { exact } from './common'
+
 const mappingSchema = {
   type: 'object',
   additionalProperties: false,
@@ -30,12 +32,12 @@ export const importFieldsSchema = {
   },
 } as const
 
-const rejection = {
+const rejection = exact({
   type: 'object',
   properties: { row: { type: 'integer' }, property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } },
-} as const
+} as const)
 
-export const jobSchema = {
+export const jobSchema = exact({
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -53,7 +55,7 @@ export const jobSchema = {
     createTime: { type: 'integer' },
     startTime: { type: ['integer', 'null'] },
     endTime: { type: ['integer', 'null'] },
-    result: {
+    result: exact({
       type: ['object', 'null'],
       properties: {
         eventsWritten: { type: 'integer' },
@@ -65,12 +67,12 @@ export const jobSchema = {
         aliasProblems: {
           type: 'array',
           description: 'The first ignored $alias records: row, `$original_id`, its value, why.',
-          items: { type: 'object', properties: { row: { type: 'integer' }, property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } },
+          items: rejection,
         },
       },
-    },
+    }, ['aliasesMerged', 'aliasesIgnored', 'aliasProblems']),
   },
-} as const
+} as const)
 
 export const previewSchema = {
   type: 'object',

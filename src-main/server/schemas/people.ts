@@ -1,4 +1,5 @@
 import { MASKED_VALUE } from '../../domain/schema/shownValues'
+import { exact } from './common'
 import { exportFormatField } from './sql'
 
 /** Request and response schemas of the single-user endpoints (spec 4.6). */
@@ -65,23 +66,23 @@ export const detailSchema = {
   description: 'User property id to value, then `tag.<code>` to tag value for the requested tags.',
 } as const
 
-export const sequenceSchema = {
+export const sequenceSchema = exact({
   type: 'object',
   properties: {
     rows: {
       type: 'array',
-      items: {
+      items: exact({
         type: 'object',
         properties: {
           eventId: { type: 'string', description: 'The tracked event id (xwhat).' },
           eventTime: { type: 'string', description: 'yyyy/MM/dd HH:mm:ss in the project time zone.' },
           properties: { type: 'object', additionalProperties: true, description: 'The event property ids that have a value, to their values (base columns xwho, xwhat, xwhen, ds, distinct_id left out).' },
         },
-      },
+      } as const),
     },
     reportUpdateTime: { type: 'string', description: 'When the result was computed, yyyy-MM-dd HH:mm:ss in the project time zone.' },
   },
-} as const
+} as const)
 
 export const exportResponse = {
   description:

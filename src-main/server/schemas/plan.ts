@@ -1,5 +1,6 @@
 import { NAME_MAX, NAME_PATTERN, PLAIN_TEXT_RULE, REMARK_MAX } from '../../domain/schema/naming'
 import { DATA_TYPES } from '../../domain/schema/types'
+import { filterRequest } from './analysis/requests'
 
 /** JSON schemas of the tracking plan and metadata routes (spec 2.8, 4.3, 4.4). */
 
@@ -80,24 +81,7 @@ export const eventPropertyRecord = {
   },
 } as const
 
-const filterSchema = {
-  type: 'object',
-  description: 'Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}.',
-  properties: {
-    conditions: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          expression: { type: 'string' },
-          function: { type: 'string' },
-          params: { type: 'array', items: { type: ['string', 'number'] } },
-        },
-      },
-    },
-    relation: { type: 'string', enum: ['AND', 'OR'] },
-  },
-} as const
+const filterSchema = { ...filterRequest, description: 'Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}.' } as const
 
 export const virtualRuleSchema = {
   type: 'object',

@@ -1,4 +1,5 @@
 import { REPORT_KINDS, REPORT_NAME_MAX } from '../../domain/reports/reports'
+import { exact } from './common'
 
 /** Saved reports (UBA Desk addition): request, answer and path schemas. */
 
@@ -28,7 +29,7 @@ export const reportChangesBody = {
   properties: { name, kind: { ...kind, description: "When sent, must be the report's own kind (a report's analysis never changes): else 400 naming kind." }, request, options },
 } as const
 
-export const reportRecord = {
+export const reportRecord = exact({
   type: 'object',
   properties: {
     id: { type: 'integer' },
@@ -41,7 +42,7 @@ export const reportRecord = {
     updatedUser: { type: 'string', description: 'Who changed it last (the creator until then).' },
     updatedTime: { type: 'string', description: 'yyyy-MM-dd HH:mm:ss in the project time zone.' },
   },
-} as const
+} as const)
 
 export const reportsQuery = {
   type: 'object',

@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 import type { Filter } from './schema'
 
@@ -48,13 +49,6 @@ export interface EventsRequest extends Dated {
 
 export type CompareMode = 'previous' | 'week' | 'year'
 
-/** With compare: the earlier range, and the counterpart of each period (null for none). */
-export interface Compared {
-  mode: CompareMode
-  fromDate: string
-  toDate: string
-}
-
 export interface FunnelsRequest extends Dated {
   steps: { expression: string; filter?: Filter }[]
   byField?: ByField
@@ -97,65 +91,15 @@ export interface AnalysisRequests {
   userAttributes: UserAttributesRequest
 }
 
-export interface ExplainedSql {
-  sql: string
-  params: unknown[]
-}
+export type EventsResponse = Answer<'/uba/api/events/analyze', 'post'>
+export type FunnelsResponse = Answer<'/uba/api/funnels/analyze', 'post'>
+export type RetentionResponse = Answer<'/uba/api/retentions/analyze', 'post'>
+export type DistributionResponse = Answer<'/uba/api/distributions/analyze', 'post'>
+export type UserAttributesResponse = Answer<'/uba/api/userAttributes/analyze', 'post'>
 
-interface Answered {
-  reportUpdateTime: string
-  sql?: ExplainedSql[]
-}
-
-export interface EventsResponse extends Answered {
-  measures: string[]
-  byFields: string[]
-  series: string[]
-  rows: {
-    sum: (number | null)[]
-    values: (number | null)[][]
-    byValue: string[]
-    formula?: { sum: number | null; values: (number | null)[] }
-    previous?: { sum: (number | null)[]; values: (number | null)[][]; formula?: { sum: number | null; values: (number | null)[] } }
-  }[]
-  numRows: number
-  formula?: string
-  compare?: Compared & { series: (string | null)[] }
-}
-
-export interface FunnelsResponse extends Answered {
-  dateList: string[]
-  byField: string | null
-  byValues: (number | string)[]
-  stepEvents: string[]
-  rows: {
-    byValue: number | string
-    stepsDetail: { expression: string; convertedUser: number[] }[]
-    medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[]
-    previous?: { stepsDetail: { expression: string; convertedUser: (number | null)[] }[]; medianConvertedTime: { stepsExpress: string; median: (number | null)[] }[] }
-  }[]
-  compare?: Compared & { dateList: (string | null)[] }
-  /** With the request's timeToConvert: converted users by seconds between two steps (from inclusive, to exclusive or null). */
-  timeToConvert?: { fromStep: number; toStep: number; buckets: { from: number; to: number | null; users: number }[] }
-}
-
-export interface RetentionResponse extends Answered {
-  byField: string | null
-  rows: { byValue: string; totalPeople: number; retentionPeoples: (number | null)[]; measures: (number | null)[] | null }[]
-}
-
-export interface DistributionResponse extends Answered {
-  measure: string
-  byField: string | null
-  series: string[]
-  rows: { sum: number; values: number[]; byValue: string }[]
-}
-
-export interface UserAttributesResponse extends Answered {
-  measure: string
-  byFields: string[]
-  rows: { value: number | null; byValue: string[] }[]
-}
+/** With compare: the earlier range, and the counterpart of each period (null for none). */
+export type Compared = Omit<NonNullable<EventsResponse['compare']>, 'series'>
+export type ExplainedSql = NonNullable<EventsResponse['sql']>[number]
 
 export interface AnalysisResponses {
   events: EventsResponse

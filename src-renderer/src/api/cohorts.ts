@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
 import type { Filter } from './schema'
 import type { ExportFormat } from './people'
@@ -75,25 +76,13 @@ export interface CreatedCohort {
   name: string
 }
 
-export interface FileCohort {
-  id: number
-  code: string
-  name: string
-  userNumber: number
-  /** Distinct values of the file with (and without) a matching user. */
-  matched: number
-  unmatched: number
-}
+/** A file cohort, computed before the answer: matched and unmatched count the file's distinct values with and without a user. */
+export type FileCohort = Answer<'/uba/api/cohort/byfile', 'post'>
 
 /** One member: the requested user properties, then distinct_id and xwho. */
 export type CohortMember = Record<string, unknown> & { xwho: string; distinct_id: number }
 
-export interface MembersPage {
-  count: number
-  page: number
-  size: number
-  users: CohortMember[]
-}
+export type MembersPage = Omit<Answer<'/uba/api/cohort/users', 'post'>, 'users'> & { users: CohortMember[] }
 
 export interface MembersQuery {
   cohortCode: string

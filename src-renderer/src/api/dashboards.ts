@@ -1,57 +1,27 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 import { builderKind, type ReportRecord } from './reports'
 
 /** Dashboards of the project (UBA Desk addition): GET/POST /uba/api/dashboards, GET/PUT/DELETE /uba/api/dashboards/{id}. */
 
-export interface Tile {
-  reportId: number
-  x: number
-  y: number
-  w: number
-  h: number
-}
+type WireDashboard = Answer<'/uba/api/dashboards/{id}'>
+type WireTile = WireDashboard['tiles'][number]
+
+/** A dashboard in the listing: its layout without the reports. */
+export type DashboardSummary = Answer<'/uba/api/dashboards'>[number]
+export type Tile = DashboardSummary['tiles'][number]
 
 /** A tile as a dashboard answers it: its report and the request it runs (the dashboard's range and cohort applied). */
-export interface TileWithReport extends Tile {
-  report: (Pick<ReportRecord, 'name' | 'kind' | 'request' | 'options'>) | null
-}
+export type TileWithReport = Omit<WireTile, 'report'> & { report: Pick<ReportRecord, 'name' | 'kind' | 'request' | 'options'> | null }
 
-interface DashboardBase {
-  id: number
-  name: string
-  /** Replaces every report's own range when both are set. */
-  fromDate: string | null
-  toDate: string | null
-  /** Replaces every report's crowd when set. */
-  crowd: string | null
-  createdUser: string
-  updatedUser: string
-  updatedTime: string
-}
+/** A dashboard with its tiles' reports; fromDate and toDate replace every report's own range when both are set, crowd every report's crowd. */
+export type Dashboard = Omit<WireDashboard, 'tiles'> & { tiles: TileWithReport[] }
 
-export interface DashboardSummary extends DashboardBase {
-  tiles: Tile[]
-}
-
-export interface Dashboard extends DashboardBase {
-  tiles: TileWithReport[]
-}
-
-export interface DashboardWrite {
-  name?: string
-  tiles?: Tile[]
-  fromDate?: string | null
-  toDate?: string | null
-  crowd?: string | null
-}
+export type DashboardWrite = RequestBody<'/uba/api/dashboards/{id}', 'put'>
 
 const BASE = '/uba/api/dashboards'
 
-interface WireTile extends Tile {
-  report: (Omit<NonNullable<TileWithReport['report']>, 'kind'> & { kind: string }) | null
-}
-
-function fromWire(wire: Omit<Dashboard, 'tiles'> & { tiles: WireTile[] }): Dashboard {
+function fromWire(wire: WireDashboard): Dashboard {
   return { ...wire, tiles: wire.tiles.map((t) => ({ ...t, report: t.report ? { ...t.report, kind: builderKind(t.report.kind) } : null })) }
 }
 

@@ -1,43 +1,14 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
-export type JobPhase = 'reading' | 'checking' | 'writing'
-
-/** A record that did not load, and why. */
-export interface Rejection {
-  row: number
-  property: string
-  value: string | null
-  reason: string
-}
-
 /** An import job (GET /uba/api/import/jobs/{id}); sample data runs as one too (kind `sample`). */
-export interface ImportJob {
-  id: string
-  state: JobState
-  phase: JobPhase | null
-  kind: string
-  format: string
-  source: string
-  rowsRead: number
-  rowsWritten: number
-  rowsRejected: number
-  percent: number
-  rejected: Rejection[]
-  error: string | null
-  createTime: number
-  startTime: number | null
-  endTime: number | null
-  result: { eventsWritten: number; profilesChanged: number; debugSkipped: number; duplicatesSkipped: number } | null
-}
+export type ImportJob = Answer<'/uba/api/import/jobs/{id}'>
+export type JobState = ImportJob['state']
+export type JobPhase = NonNullable<ImportJob['phase']>
+/** A record that did not load, and why. */
+export type Rejection = ImportJob['rejected'][number]
 
-export interface SampleRequest {
-  users?: number
-  days?: number
-  seed?: number
-  /** yyyy-MM-dd, yesterday or earlier. */
-  endDate?: string
-}
+export type SampleRequest = NonNullable<RequestBody<'/uba/api/import/sample'>>
 
 const JOBS = '/uba/api/import/jobs'
 

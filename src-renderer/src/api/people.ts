@@ -1,3 +1,4 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
 
 /** Single users (spec 2.9, 4.6): one user's profile and behaviour sequence. */
@@ -8,30 +9,13 @@ export type UserRef = { xwho: string } | { distinctId: number }
 /** A user's detail: user property id to value (null when empty); masked values come as a marker text. */
 export type UserDetail = Record<string, unknown>
 
-/** One event of a behaviour sequence. */
-export interface SequenceRow {
-  eventId: string
-  /** yyyy/MM/dd HH:mm:ss in the project's time zone. */
-  eventTime: string
-  properties: Record<string, unknown>
-}
+/** A behaviour sequence: rows newest first, and when it was computed (yyyy-MM-dd HH:mm:ss). */
+export type Sequence = Answer<'/uba/api/users/sequence', 'post'>
+/** One event of a behaviour sequence; eventTime is yyyy/MM/dd HH:mm:ss in the project's time zone. */
+export type SequenceRow = Sequence['rows'][number]
 
-export interface Sequence {
-  /** Newest first. */
-  rows: SequenceRow[]
-  /** yyyy-MM-dd HH:mm:ss */
-  reportUpdateTime: string
-}
-
-export interface SequenceQuery {
-  /** yyyy-MM-dd, both days included. */
-  fromDate: string
-  toDate: string
-  /** Event ids; omitted: every event. */
-  events?: string[]
-  /** At most this many rows (the newest). */
-  limit?: number
-}
+/** The range (yyyy-MM-dd, both days included), the event ids (omitted: every event) and at most how many rows (the newest). */
+export type SequenceQuery = Pick<RequestBody<'/uba/api/users/sequence'>, 'fromDate' | 'toDate' | 'events' | 'limit'>
 
 /** POST /uba/api/users/personal; an unknown user is a 400 naming xwho or distinctId. */
 export function getUser(auth: ProjectAuth, user: UserRef, properties?: string[], options?: RequestOptions): Promise<UserDetail> {

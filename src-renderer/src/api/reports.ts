@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import type { AnalysisKind } from './analysis'
 import { request, type ProjectAuth } from './http'
 
@@ -17,22 +18,11 @@ export function builderKind(apiKind: string): AnalysisKind | null {
   return found ?? null
 }
 
-/** A report as the API answers it, its kind in the builder's words (null: an analysis this version does not know). */
-export interface ReportRecord {
-  id: number
-  name: string
-  kind: AnalysisKind | null
-  request: Record<string, unknown>
-  options: Record<string, unknown>
-  createdUser: string
-  createdTime: string
-  updatedUser: string
-  updatedTime: string
-}
+/** A report as the API answers it. */
+type Wire = Answer<'/uba/api/reports/{id}'>
 
-interface Wire extends Omit<ReportRecord, 'kind'> {
-  kind: string
-}
+/** A report as the API answers it, its kind in the builder's words (null: an analysis this version does not know). */
+export type ReportRecord = Omit<Wire, 'kind'> & { kind: AnalysisKind | null }
 
 export interface ReportWrite {
   name?: string

@@ -3,7 +3,7 @@ import type { DomainContext, Operator } from '../../context'
 import { AppError, badParam } from '../../errors'
 import type { ProjectScope } from '../../project/scope'
 import { tableRow } from '../../schema/dimensionMeta'
-import { createDimensionTable } from '../../schema/dimensions'
+import { createDimensionTable, type NewDimensionTable } from '../../schema/dimensions'
 import { eventPropertyTypes, recordReported, userPropertyTypes } from '../../schema/plan'
 import type { DataType } from '../../schema/types'
 import { listJobs, startJob, type JobView, type JobWork, type Settle } from '../jobs'
@@ -42,7 +42,7 @@ function checkPlanTypes(ctx: DomainContext, appKey: string): void {
 
 /** The `products` dimension table, joined to the events by product_id; kept as it is if it exists. */
 async function createProducts(ctx: DomainContext, scope: ProjectScope, operator: Operator | null): Promise<void> {
-  const input = {
+  const input: NewDimensionTable = {
     table: 'products',
     showName: 'Products',
     remark: 'The assortment of the sample shop',

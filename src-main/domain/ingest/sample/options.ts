@@ -1,14 +1,9 @@
+import type { RequestBody } from '../../../../src-shared/contract'
 import { badParam } from '../../errors'
 import type { SampleWindow } from './generate'
 
-/** What a caller may ask for (every field optional). */
-export interface SampleRequest {
-  users?: number
-  days?: number
-  seed?: number
-  /** Last day of the window, yyyy-MM-dd; default yesterday in the project's time zone. */
-  endDate?: string
-}
+/** What a caller may ask for (every field optional): the body of POST /uba/api/import/sample, as its route schema describes it. */
+export type SampleRequest = NonNullable<RequestBody<'/uba/api/import/sample'>>
 
 export type SampleOptions = Required<SampleRequest>
 

@@ -12,7 +12,8 @@ const text = (description: string) => ({ type: 'string', description }) as const
 const day = (description: string) => ({ type: 'string', format: 'date', description: `${description} yyyy-MM-dd, in the project time zone.` }) as const
 const words = (values: readonly string[], description: string) => ({ type: 'string', enum: [...values], description: `${description} (any letter case).` }) as const
 
-const functions = [...new Set(Object.values(OPERATORS).flatMap((ops) => ops.map((o) => o.function)))]
+/** Every operator word of filters and user rules (which fit a property's type is the domain's check). */
+export const FILTER_FUNCTIONS = [...new Set(Object.values(OPERATORS).flatMap((ops) => ops.map((o) => o.function)))]
 
 export const filterRequest = {
   type: 'object',
@@ -25,7 +26,7 @@ export const filterRequest = {
         required: ['expression', 'function'],
         properties: {
           expression: text('event.<eventId>.<propertyId> or user.<propertyId>.'),
-          function: words(functions, "An operator that fits the property's data type"),
+          function: words(FILTER_FUNCTIONS, "An operator that fits the property's data type"),
           params: {
             type: 'array',
             items: { type: ['string', 'number'] },

@@ -1,14 +1,15 @@
+import { exact } from '../common'
 import { common, numbers } from './events'
 
 /** Response schema of retention (spec 4.10). */
-export const retentionResponse = {
+export const retentionResponse = exact({
   type: 'object',
   properties: {
     byField: { type: ['string', 'null'], description: 'The breakdown expression, or null without one.' },
     rows: {
       type: 'array',
       description: 'First the $ALL row (all users, de-duplicated across periods); then one row per initial period (no breakdown) or per breakdown value.',
-      items: {
+      items: exact({
         type: 'object',
         properties: {
           byValue: { type: 'string', description: '$ALL, a period start "yyyy/MM/dd HH:mm:ss", or a breakdown value (interval labels like "-∞~600"; "unknown" for a missing value).' },
@@ -20,8 +21,8 @@ export const retentionResponse = {
             description: 'With a measure: its value over the counted return events, aligned with retentionPeoples; else null.',
           },
         },
-      },
+      } as const),
     },
     ...common,
   },
-} as const
+} as const, ['sql'])
