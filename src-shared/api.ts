@@ -3847,7 +3847,7 @@ export interface paths {
          *
          *     Any web origin may upload (the collector only writes); a project can narrow that to a list (POST /uba/manage/enterprise/projects/{appKey}/collector), checked against the browser's Origin (or, for an image request, its Referer). Answers carry CORS and `Cross-Origin-Resource-Policy: cross-origin`.
          *
-         *     Limits, each a {code, msg, data} answer naming `body`: at most 64 MB once unzipped (413), 10,000 records (413), 1 MB per record (413); a record that is not an object, JSON that does not parse, or a value that is neither JSON nor base64 is a 400, as is malformed percent-encoding (naming the field). While 2 uploads are being decoded and 16 more wait, another is refused with 503 (send again); a project whose warehouse memory is too small for an upload answers 413.
+         *     Limits, each a {code, msg, data} answer naming `body`: at most 64 MB once unzipped (413), 10,000 records (413), 1 MB per record (413); a record that is not an object, JSON that does not parse, or a value that is neither JSON nor base64 is a 400, as is malformed percent-encoding (naming the field). While 2 uploads are being decoded and the uploads waiting hold 64 MB (each counted as at least 16 KB), another is refused with 503 (send again), as is an upload that waited 5 s for a project busy writing (an import); both are counted in the project's data quality log (`busyRefusals` of GET /uba/api/ingest/problems; server-wide when the upload's first kilobytes name no project). A project whose warehouse memory is too small for an upload answers 413.
          *
          *     While the data stream of a target project is not started, the whole upload is refused with 503 and nothing is stored. What the SDKs do with that 503: the browser SDK in its default image mode and with `sendType: 'send'` (beacon) counts any answer as sent and drops the batch; with `sendType: 'post'` it keeps the records in local storage and sends them again with the next upload. The Node SDK drops the batch. The Python SDK raises an error: its batch collector keeps the batch and retries it at the next flush, its default collector leaves the record to the caller. The Java SDK logs the failure and drops the batch (both collectors).
          */
@@ -3956,7 +3956,7 @@ export interface paths {
          *
          *     Any web origin may upload (the collector only writes); a project can narrow that to a list (POST /uba/manage/enterprise/projects/{appKey}/collector), checked against the browser's Origin (or, for an image request, its Referer). Answers carry CORS and `Cross-Origin-Resource-Policy: cross-origin`.
          *
-         *     Limits, each a {code, msg, data} answer naming `body`: at most 64 MB once unzipped (413), 10,000 records (413), 1 MB per record (413); a record that is not an object, JSON that does not parse, or a value that is neither JSON nor base64 is a 400, as is malformed percent-encoding (naming the field). While 2 uploads are being decoded and 16 more wait, another is refused with 503 (send again); a project whose warehouse memory is too small for an upload answers 413.
+         *     Limits, each a {code, msg, data} answer naming `body`: at most 64 MB once unzipped (413), 10,000 records (413), 1 MB per record (413); a record that is not an object, JSON that does not parse, or a value that is neither JSON nor base64 is a 400, as is malformed percent-encoding (naming the field). While 2 uploads are being decoded and the uploads waiting hold 64 MB (each counted as at least 16 KB), another is refused with 503 (send again), as is an upload that waited 5 s for a project busy writing (an import); both are counted in the project's data quality log (`busyRefusals` of GET /uba/api/ingest/problems; server-wide when the upload's first kilobytes name no project). A project whose warehouse memory is too small for an upload answers 413.
          *
          *     While the data stream of a target project is not started, the whole upload is refused with 503 and nothing is stored. What the SDKs do with that 503: the browser SDK in its default image mode and with `sendType: 'send'` (beacon) counts any answer as sent and drops the batch; with `sendType: 'post'` it keeps the records in local storage and sends them again with the next upload. The Node SDK drops the batch. The Python SDK raises an error: its batch collector keeps the batch and retries it at the next flush, its default collector leaves the record to the caller. The Java SDK logs the failure and drops the batch (both collectors).
          */
@@ -4075,7 +4075,7 @@ export interface paths {
         };
         /**
          * What the collector refused or left out (data quality)
-         * @description The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind `refused`), values left out of stored records because they do not fit their property's type (kind `dropped`), and uploads refused whole while the project's data stream is stopped (kind `upload`, reason "data stream not started: the whole upload was refused (503)"). Counts per kind, property and reason are never cut; the newest 1000 examples are kept, at most 10 per reason from one upload. Records naming no known project have no project to be logged under: they are listed server-wide in `unknownProjects`, in every project's log. File imports report their rejected records in their job instead.
+         * @description The SDKs read nothing of /up's answer, so the collector keeps here what it did not store: records refused (no usable xwho, xwhat or xwhen; kind `refused`), values left out of stored records because they do not fit their property's type (kind `dropped`), and uploads refused whole while the project's data stream is stopped (kind `upload`, reason "data stream not started: the whole upload was refused (503)"). Counts per kind, property and reason are never cut; the newest 1000 examples are kept, at most 10 per reason from one upload. Records naming no known project have no project to be logged under: they are listed server-wide in `unknownProjects`, in every project's log. Uploads answered 503 because the collector was busy (its decode threads, or the project's writer) are counted in `busyRefusals`. File imports report their rejected records in their job instead.
          */
         get: {
             parameters: {
@@ -4155,6 +4155,40 @@ export interface paths {
                                 /** @description Records naming appids beyond the 50 named. */
                                 otherRecords: number;
                             };
+                            /** @description Present when uploads were answered 503 "send again" because the collector was busy (most SDKs drop the batch then): this project's, and the server-wide ones whose project could not be told. One entry per scope, reason and SDK; at most 10 SDKs named per project and reason, the others counted with lib null. */
+                            busyRefusals?: {
+                                /** @description Every upload refused busy (both scopes). */
+                                uploads: number;
+                                /** @description Their bytes as received. */
+                                bytes: number;
+                                /** @description Epoch ms. */
+                                lastTime: number;
+                                /** @description The latest first. */
+                                refusals: {
+                                    /**
+                                     * @description project: uploads naming this project; server: uploads naming no project that could be read (or an unknown one), the same in every project's log.
+                                     * @enum {string}
+                                     */
+                                    scope?: "project" | "server";
+                                    /**
+                                     * @description decoders: every decode thread was busy and the uploads waiting filled their bytes (refused before decoding: appid and SDK are read from the first kilobytes); writer: the project was busy writing (an import) for longer than an upload waits.
+                                     * @enum {string}
+                                     */
+                                    reason?: "decoders" | "writer";
+                                    /** @description The latest appid the uploads named (at most 100 characters); null when none could be read. */
+                                    appid?: string | null;
+                                    /** @description The SDK: the first record's $lib; null when not said or not readable. */
+                                    lib?: string | null;
+                                    libVersion?: string | null;
+                                    uploads?: number;
+                                    /** @description Records the uploads held: counted for writer only (decoders refuse before decoding: 0). */
+                                    records?: number;
+                                    /** @description Bytes as received: the body, or the address of an image request. */
+                                    bytes?: number;
+                                    /** @description Epoch ms. */
+                                    lastTime?: number;
+                                }[];
+                            };
                         };
                     };
                 };
@@ -4182,7 +4216,7 @@ export interface paths {
         post?: never;
         /**
          * Clear the data quality log
-         * @description Empties the counts and examples of the project's ingestion problem log, and the server-wide list of records naming no known project that it shows; stored data is not touched.
+         * @description Empties the counts and examples of the project's ingestion problem log, the server-wide list of records naming no known project that it shows, and its busy refusals (the project's and the server-wide ones); stored data is not touched.
          */
         delete: {
             parameters: {
