@@ -253,9 +253,9 @@ const APPEND_SLICE_CHARS = 1024 * 1024
  * is flushed and other requests are answered every megabyte: appending a 60 MB upload in one go
  * held the server for a few hundred ms.
  */
-export async function stageRecordTexts(conn: DuckDBConnection, lines: string[]): Promise<void> {
-  await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (line VARCHAR)')
-  const appender = await conn.createAppender('stage_records', 'main', 'temp')
+export async function stageRecordTexts(conn: DuckDBConnection, lines: string[], table = 'stage_records'): Promise<void> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE ${table} (line VARCHAR)`)
+  const appender = await conn.createAppender(table, 'main', 'temp')
   let sinceYield = 0
   for (const line of lines) {
     appender.appendVarchar(line)

@@ -10,8 +10,9 @@ import { settleMerges } from './alias'
 import { normalize } from './importer'
 import { sealedReported, uploadKey } from './jobOutcome'
 import { loadNorm, type LoadResult } from './load'
-import { batchProblems, logBatchProblems, type BatchProblems } from './problems'
+import { batchProblems, logBatchProblems } from './problems'
 import { stageRecordTexts } from './stage'
+import { groupUploads, loadGroup, type UploadWritten } from './uploadGroups'
 
 /**
  * Group commit of the collector's uploads, per project. Every upload used to commit a DuckDB
@@ -20,13 +21,12 @@ import { stageRecordTexts } from './stage'
  * uploads that arrive while the project's writer is busy wait here, and the writer takes all of
  * them (up to BATCH_MAX_RECORDS) into ONE transaction. Inside it each upload still goes alone
  * through the load path (stage, check, load) in arrival order, seeing what the earlier ones wrote:
- * new columns, merges, profile states. So the stored data, each upload's counts and its problems
- * are those of the uploads written one by one; only the commits (and the waits between them) are
- * shared. An upload is answered once the transaction holding its records committed.
+ * new columns, merges, profile states; runs of uploads that cannot tell the difference are loaded
+ * as one (uploadGroups.ts). So the stored data, each upload's counts and its problems are those of
+ * the uploads written one by one. An upload is answered once the transaction holding its records
+ * committed.
  */
 
-/** The result of one upload's records, as the collector answers it. */
-export type UploadWritten = LoadResult & { found: BatchProblems }
 
 /** How long the writer waits for a project busy with another writer (an import) before its uploads are told to retry. */
 export const LOCK_WAIT_MS = 5000
@@ -116,38 +116,54 @@ async function writeBatch(ctx: DomainContext, appKey: string, timeZone: string, 
 }
 
 /**
- * One transaction for the uploads, each loaded alone in order. After the commit: the plan learns
- * what each reported, in order (as their own commits would have told it), and each one's problems
- * are logged under the project.
+ * One transaction for the uploads, in arrival order: runs that can load as one (uploadGroups.ts)
+ * do, the others load alone. After the commit: the plan learns what each load reported, in order
+ * (as their own commits would have told it), and each upload's problems are logged.
  */
 async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, uploads: string[][]): Promise<UploadWritten[]> {
   const appKey = scope.appKey
   const written: UploadWritten[] = []
-  const keys: string[] = []
+  const loads: (LoadResult & { key: string })[] = []
+  const groups = groupUploads(ctx, appKey, uploads, [])
+  // staged before the transaction: rows a transaction appends have no line numbers as rowids
+  // (DuckDB numbers them from 2^55 until the commit), and a load reads a record's rowid as its row
+  const staged = (k: number) => `stage_records_${k}`
+  for (const [k, members] of groups.entries()) await stageRecordTexts(conn, members.flatMap((i) => uploads[i]), staged(k))
+  await conn.run('DROP TABLE IF EXISTS stage_records')
   await conn.run('BEGIN TRANSACTION')
   try {
-    for (const texts of uploads) {
-      await stageRecordTexts(conn, texts)
-      // the properties the earlier uploads brought are typed as they did, not inferred again
-      const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true, pending: written.map((w) => w.reported) })
-      // what each upload reported is sealed with its rows, so that a crash before the plan knows it
+    for (const [k, members] of groups.entries()) {
+      await conn.run(`ALTER TABLE ${staged(k)} RENAME TO stage_records`)
+      // the properties the earlier loads brought are typed as they did, not inferred again
+      const pending = loads.map((l) => l.reported)
+      // what each load reported is sealed with its rows, so that a crash before the plan knows it
       // is settled at the next start (recover.ts); forgotten once the plan says the same
       const key = uploadKey(randomUUID())
-      keys.push(key)
       const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
-      const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit, inOpenTransaction: true })
-      written.push({ ...done, found: await batchProblems(conn) })
+      if (members.length > 1) {
+        const { load, each } = await loadGroup(ctx, scope, conn, members.map((i) => uploads[i]), pending, { beforeCommit })
+        loads.push({ ...load, key })
+        written.push(...each)
+      } else {
+        const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true, pending })
+        const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit, inOpenTransaction: true })
+        loads.push({ ...done, key })
+        written.push({ ...done, found: await batchProblems(conn) })
+      }
+      if (k < groups.length - 1) await conn.run('DROP TABLE stage_records')
     }
     await testPause('before-commit', `load of ${uploads.length} uploads ${appKey}`)
+    if (uploads.length > 1) await testPause('before-batch-commit', `load of ${uploads.length} uploads ${appKey}`)
     await conn.run('COMMIT')
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined)
+    for (const k of groups.keys()) await conn.run(`DROP TABLE IF EXISTS ${staged(k)}`).catch(() => undefined)
     throw err
   }
-  if (written.some((w) => w.mergesToSettle)) await settleMerges(conn)
+  if (loads.some((l) => l.mergesToSettle)) await settleMerges(conn)
   await testPause('after-commit', `upload ${appKey}`)
-  for (const w of written) recordReported(ctx.meta, appKey, w.reported)
-  await forgetOutcomes(conn, keys).catch(() => undefined)
+  for (const l of loads) recordReported(ctx.meta, appKey, l.reported)
+  await forgetOutcomes(conn, loads.map((l) => l.key)).catch(() => undefined)
   for (const w of written) logBatchProblems(ctx.meta, appKey, w.found)
   return written
 }
