@@ -124,6 +124,7 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Duck
   const appKey = scope.appKey
   const written: UploadWritten[] = []
   const loads: (LoadResult & { key: string })[] = []
+  if (uploads.length === 1) return [await writeAlone(ctx, scope, conn, uploads[0])]
   const groups = groupUploads(ctx, appKey, uploads, [])
   // staged before the transaction: rows a transaction appends have no line numbers as rowids
   // (DuckDB numbers them from 2^55 until the commit), and a load reads a record's rowid as its row
@@ -166,4 +167,19 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Duck
   await forgetOutcomes(conn, loads.map((l) => l.key)).catch(() => undefined)
   for (const w of written) logBatchProblems(ctx.meta, appKey, w.found)
   return written
+}
+
+/** An upload with none waiting beside it: the load path as it was before batches, nothing added to its time. */
+async function writeAlone(ctx: DomainContext, scope: ProjectScope, conn: DuckDBConnection, texts: string[]): Promise<UploadWritten> {
+  await stageRecordTexts(conn, texts)
+  const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true })
+  const key = uploadKey(randomUUID())
+  const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
+  const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit })
+  await testPause('after-commit', `upload ${scope.appKey}`)
+  recordReported(ctx.meta, scope.appKey, done.reported)
+  await forgetOutcomes(conn, [key]).catch(() => undefined)
+  const found = await batchProblems(conn)
+  logBatchProblems(ctx.meta, scope.appKey, found)
+  return { ...done, found }
 }
