@@ -27,7 +27,7 @@ afterAll(async () => {
   await s.stop()
 })
 
-const upload = async (records: unknown[]) => {
+const upload = async (records: unknown[]): Promise<{ status: number; body: any }> => {
   const res = await fetch(`http://127.0.0.1:${s.app.port}/up?appid=shop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(records) })
   return { status: res.status, body: await res.json() }
 }
@@ -97,6 +97,35 @@ describe('a burst of uploads at one project', () => {
     const answers = await Promise.all([filler, set, unset])
     expect(answers.map((a) => [a.status, a.body.received, a.body.rejected])).toEqual([[200, 1, 0], [200, 1, 0], [200, 1, 0]])
     expect(await warehouseRows(s, 'shop', "SELECT xwho, city, plan FROM profile_vd WHERE xwho = 'p1'")).toEqual([{ xwho: 'p1', city: null, plan: 'gold' }])
+  }, 120_000)
+})
+
+describe('uploads loaded together store what they would one by one', () => {
+  it('a new property keeps the type its first upload gave it, and new users are numbered in arrival order', async () => {
+    const release = holdWriter()
+    const filler = upload(views('filler2', 1))
+    await eventually(async () => writerQueue(s.app.ctx, 'shop').writing)
+    const sent: Promise<{ status: number; body: any }>[] = []
+    const batch = [
+      [sdkRecord('shop', 'ty_b', 'visit', { seen_at: '2024-01-02 10:00:00' })],
+      [sdkRecord('shop', 'ty_a', 'visit', { seen_at: 'yesterday' })],
+      [sdkRecord('shop', 'id_z', 'visit', {})],
+      [sdkRecord('shop', 'id_a', 'visit', {})],
+    ]
+    for (const [k, records] of batch.entries()) {
+      sent.push(upload(records))
+      await eventually(async () => writerQueue(s.app.ctx, 'shop').waiting === k + 1)
+    }
+    release()
+    await filler
+    const [first, second, ...rest] = await Promise.all(sent)
+    expect(first.body).toMatchObject({ stored: 1, valuesDropped: 0 })
+    // typed datetime by the first upload: the second's text is left out, as if it came after the first's commit
+    expect(second.body).toMatchObject({ stored: 1, valuesDropped: 1, dropped: [{ row: 1, property: 'seen_at', value: '"yesterday"' }] })
+    for (const r of rest) expect(r.body).toMatchObject({ stored: 1, rejected: 0, valuesDropped: 0 })
+    expect(await warehouseRows(s, 'shop', "SELECT data_type FROM information_schema.columns WHERE table_name = 'event_vd' AND column_name = 'seen_at'")).toEqual([{ data_type: 'TIMESTAMP' }])
+    const ids = await warehouseRows(s, 'shop', "SELECT xwho FROM user_ids WHERE xwho IN ('ty_b', 'ty_a', 'id_z', 'id_a') ORDER BY distinct_id")
+    expect(ids.map((r) => r.xwho)).toEqual(['ty_b', 'ty_a', 'id_z', 'id_a'])
   }, 120_000)
 })
 

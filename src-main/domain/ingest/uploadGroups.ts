@@ -69,10 +69,11 @@ export function groupUploads(ctx: DomainContext, appKey: string, uploads: string
       current.members.push(i)
       return
     }
+    // the closed group's first upload typed its new properties: later groups know them. Until it
+    // closes they stay new, so that every member's values of them are checked against their type.
+    for (const id of current?.types?.keys() ?? []) seen.add(id)
     current = { members: [i], types }
     groups.push(current.members)
-    // the group's first upload typed them: later groups know them (or, loaded alone, may have)
-    for (const id of types?.keys() ?? []) seen.add(id)
   })
   return groups
 }
