@@ -36,7 +36,12 @@ export const BATCH_MAX_RECORDS = 50_000
 export const WAITING_MAX_BYTES = 64 * 1024 * 1024
 
 /** An upload refused because too many wait for the project's writer: a LockTimeout for the busy log and the 503. */
-export class WriterQueueFull extends LockTimeout {}
+export class WriterQueueFull extends LockTimeout {
+  constructor() {
+    super()
+    this.message = "too many uploads are waiting for the project's writer; send again shortly"
+  }
+}
 
 interface Waiting {
   texts: string[]
