@@ -129,6 +129,26 @@ describe('uploads loaded together store what they would one by one', () => {
   }, 120_000)
 })
 
+describe('a shared write that fails', () => {
+  it('is written again one upload at a time, so that the upload the engine refuses refuses none of the others', async () => {
+    // a column the plan does not know, of another type than the upload's values: the engine fails the insert
+    await warehouseRows(s, 'shop', 'ALTER TABLE event_vd ADD COLUMN poison INTEGER')
+    const release = holdWriter()
+    const filler = upload(views('filler3', 1))
+    await eventually(async () => writerQueue(s.app.ctx, 'shop').writing)
+    // sent at once: all three wait behind the held writer and are taken into one batch
+    const sent = [views('before_poison', 3), [sdkRecord('shop', 'poisoned', 'view', { poison: 'not a number' })], views('after_poison', 3)].map(upload)
+    await eventually(async () => writerQueue(s.app.ctx, 'shop').waiting === 3)
+    release()
+    await filler
+    const [before, poisoned, after] = await Promise.all(sent)
+    expect(before.body).toMatchObject({ code: 200, received: 3, stored: 3 })
+    expect(after.body).toMatchObject({ code: 200, received: 3, stored: 3 })
+    expect(poisoned.status).not.toBe(200)
+    expect(await warehouseRows(s, 'shop', "SELECT count(*) AS n FROM event_vd WHERE xwho LIKE 'before_poison%' OR xwho LIKE 'after_poison%' OR xwho = 'poisoned'")).toEqual([{ n: 6 }])
+  }, 120_000)
+})
+
 describe('a crash inside the write of a batch', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'uba-burst-crash-'))
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
