@@ -1,22 +1,16 @@
-import { randomUUID } from 'node:crypto'
 import type { DomainContext } from '../context'
 import { AppError } from '../errors'
 import { originMayUpload } from '../platform/collectorOrigins'
 import { ProjectStatus, StreamState } from '../platform/projects'
-import { recordReported } from '../schema/plan'
-import { normalize } from './importer'
-import { loadNorm, type LoadResult, type Rejection } from './load'
+import type { Rejection } from './load'
 import { logBusyRefusal } from './busyRefusals'
-import { batchProblems, logBatchProblems, logRefusedUpload } from './problems'
-import { stageRecordTexts } from './stage'
+import { logRefusedUpload } from './problems'
 import { logUnknownAppids } from './unknownProjects'
 import { stringField } from './uploadPeek'
 import type { DecodedUpload } from './uploadDecode'
-import { LockTimeout, withWriteLock } from '../writeLock'
-import { forgetOutcomes, sealOutcome } from '../outcomes'
-import { testPause } from '../testPause'
-import { sealedReported, uploadKey } from './jobOutcome'
+import { LockTimeout } from '../writeLock'
 import { engineFailure } from '../../warehouse/errors'
+import { writeUpload } from './uploadBatches'
 
 /**
  * The local collector: what the SDKs upload, routed by each record's `appid`, stored only while
@@ -42,9 +36,6 @@ export interface CollectResult {
   aliasesMerged?: number
   aliasesIgnored?: number
 }
-
-/** How long an upload waits for a project busy with an import before the SDK is told to retry. */
-const LOCK_WAIT_MS = 5000
 
 /** Where an upload comes from, for the projects' allowed origins (see collectorOrigins). */
 export interface UploadSource {
@@ -117,23 +108,8 @@ export async function collect(ctx: DomainContext, upload: DecodedUpload, source:
   for (const { appKey, row } of projects) {
     const batch = byProject.get(appKey)
     if (!batch || !row) continue
-    const scope = { appKey, timeZone: row.time_zone }
-    const loaded = await withWriteLock(ctx, appKey, () =>
-      ctx.warehouse.withConnection(appKey, row.time_zone, async (conn) => {
-        await stageRecordTexts(conn, batch.map((r) => r.text))
-        const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true })
-        // what the batch reported is sealed with its rows, so that a crash before the plan knows it
-        // is settled at the next start (recover.ts); forgotten once the plan says the same
-        const key = uploadKey(randomUUID())
-        const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
-        const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit })
-        await testPause('after-commit', `upload ${appKey}`)
-        recordReported(ctx.meta, appKey, done.reported)
-        await forgetOutcomes(conn, [key]).catch(() => undefined)
-        const found = await batchProblems(conn)
-        logBatchProblems(ctx.meta, appKey, found)
-        return { ...done, found }
-      }), LOCK_WAIT_MS).catch((err: unknown) => {
+    // written together with the uploads waiting beside it, in one transaction (uploadBatches.ts)
+    const loaded = await writeUpload(ctx, appKey, row.time_zone, batch.map((r) => r.text)).catch((err: unknown) => {
       // the warehouse's memory limit (SET memory_limit) is the user's setting: too large for it is the upload's size
       // the SDK is told to send again, which most do not: the refusal is logged under the project
       if (err instanceof LockTimeout) {

@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
-import { eventPropertyTypes, userPropertyTypes } from '../schema/plan'
+import { eventPropertyTypes, userPropertyTypes, type Reported } from '../schema/plan'
 import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'
 import { normalizeRecords } from './records'
@@ -39,8 +39,13 @@ export async function stagedHeader(conn: Warehouse): Promise<string[]> {
  * the collector and the preview, so that all three judge records the same way; the collector reads
  * them leniently (`lenient`: a value that does not fit is left out, not its record).
  */
-export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'> & { lenient?: boolean }) {
+export async function normalize(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, staged: 'stage_records' | 'stage_rows', spec: Pick<ImportSpec, 'kind' | 'mapping' | 'decimal'> & { lenient?: boolean; pending?: Reported[] }) {
   const known = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
+  // properties that earlier loads of the same transaction brought (not in the plan until it commits) keep their first type
+  for (const r of spec.pending ?? []) {
+    for (const [id, type] of r.eventProperties) if (!known.event.has(id)) known.event.set(id, type)
+    for (const [id, type] of r.userProperties) if (!known.user.has(id)) known.user.set(id, type)
+  }
   if (staged === 'stage_records') {
     const plans = await normalizeRecords(conn, known, spec.lenient)
     return { events: plans.event, users: plans.user, unsetIds: plans.unset }

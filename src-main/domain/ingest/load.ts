@@ -23,6 +23,12 @@ export interface LoadOptions {
   beforeCommit?: (result: LoadResult) => void | Promise<void>
   /** Leave out records equal to one already stored (user, event, time and every property they carry). */
   dedupe: boolean
+  /**
+   * The caller has begun the transaction and commits it (the collector writes several uploads in
+   * one, uploadBatches.ts): no BEGIN, COMMIT or ROLLBACK here, and merges to settle are left to it
+   * (`mergesToSettle`).
+   */
+  inOpenTransaction?: boolean
 }
 
 export interface LoadResult {
@@ -42,6 +48,8 @@ export interface LoadResult {
   /** `$alias` records stored but ignored by the merge rules, and the first of them with reasons. */
   aliasesIgnored: number
   aliasProblems: AliasProblem[]
+  /** With inOpenTransaction: the load rewrote stored rows for merges, to settle after the commit (settleMerges). */
+  mergesToSettle?: boolean
 }
 
 /** Thrown when onError is abort and records were rejected: the job fails, nothing is written. */
@@ -141,7 +149,8 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
   if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
 
   let aliases: AliasOutcome | undefined
-  await conn.run('BEGIN TRANSACTION')
+  const own = !options.inOpenTransaction
+  if (own) await conn.run('BEGIN TRANSACTION')
   try {
     // a column appears with its first data, known property or new
     const { eventColumns, profileColumns } = await propertyColumnNames(conn)
@@ -169,10 +178,14 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
     if (s.profiles > 0) result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
     result.reported = s.reported
     await options.beforeCommit?.(result)
+    if (!own) {
+      result.mergesToSettle = aliases.rewrote
+      return result
+    }
     await testPause('before-commit', 'load')
     await conn.run('COMMIT')
   } catch (err) {
-    await conn.run('ROLLBACK').catch(() => undefined)
+    if (own) await conn.run('ROLLBACK').catch(() => undefined)
     throw err
   }
   if (aliases?.rewrote) await settleMerges(conn)

@@ -53,13 +53,15 @@ export interface BatchProblems {
 }
 
 /** Every problem of norm: the refused records, and the notes of the stored ones (lenient norm). */
-const ALL = `(SELECT _row, 'refused' AS kind, _problem.property AS property, _problem.value AS value, _problem.reason AS reason FROM norm WHERE _problem IS NOT NULL
+const ALL_ROWS = `(SELECT _row, 'refused' AS kind, _problem.property AS property, _problem.value AS value, _problem.reason AS reason FROM norm WHERE _problem IS NOT NULL
   UNION ALL
   SELECT _row, 'dropped', n.property, n.value, n.reason FROM (SELECT _row, unnest(_notes) AS n FROM norm WHERE _problem IS NULL))`
 
 /** Reads the problems of a lenient `norm`, with the records they came from (`stage_records`). */
-export async function batchProblems(conn: Warehouse, droppedSample = 20): Promise<BatchProblems> {
-  const counts = (await conn.query(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} GROUP BY ALL ORDER BY kind, property, reason`))
+export async function batchProblems(conn: Warehouse, droppedSample = 20, rows?: { first: number; last: number }): Promise<BatchProblems> {
+  // a group of uploads loaded as one (uploadGroups.ts) reads each upload's rows
+  const ALL = rows ? `(SELECT * FROM ${ALL_ROWS} WHERE _row BETWEEN ${rows.first} AND ${rows.last})` : ALL_ROWS
+  const counts = await conn.query(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} GROUP BY ALL ORDER BY kind, property, reason`)
   // the usual upload has no problem: one query, not three
   if (counts.length === 0) return { counts: [], examples: [], valuesDropped: 0, dropped: [] }
   const examples = (await conn.query(`SELECT p._row, p.kind, p.property, p.value, p.reason, left(s.line, ${EXCERPT_CHARS}) AS record,

@@ -242,9 +242,9 @@ export async function stageTextRows(conn: Warehouse, header: string[], rows: (st
  * are answered between parts (see `Warehouse.appendRows`): appending a 60 MB upload in one go held
  * the server for a few hundred ms.
  */
-export async function stageRecordTexts(conn: Warehouse, lines: string[]): Promise<void> {
-  await conn.run('CREATE OR REPLACE TEMP TABLE stage_records (line VARCHAR)')
-  await conn.appendRows('stage_records', ['string'], lines.map((line) => [line]), { temp: true, between: () => yieldToRequests() })
+export async function stageRecordTexts(conn: Warehouse, lines: string[], table = 'stage_records'): Promise<void> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE ${table} (line VARCHAR)`)
+  await conn.appendRows(table, ['string'], lines.map((line) => [line]), { temp: true, between: () => yieldToRequests() })
 }
 
 /**
