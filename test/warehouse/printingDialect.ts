@@ -128,6 +128,11 @@ export const printingDialect: Dialect = {
   }),
   addPropertyColumn: (table, c) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(c.id)} Nullable(${TYPES[c.type]})`,
   retypePropertyColumn: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${ident(c.id)} Nullable(${TYPES[c.type]})`,
+  resultLines: (inner, columns, format, keys) =>
+    format === 'json'
+      ? { sql: `SELECT toJSONString(map(${columns.map((_, i) => `{k${i + 1}:String}, toString(c${i + 1})`).join(', ')})) AS line FROM (${inner}) AS q`, values: keys }
+      : { sql: `SELECT arrayStringConcat([${columns.map((_, i) => `toString(c${i + 1})`).join(', ')}], ',') AS line FROM (${inner}) AS q`, values: [] },
+  exportStamp: (value) => `formatDateTime(${value}, '%F %T')`,
   // custom SQL is checked by the engine that runs it; a dialect that only prints has nothing to check with
   customSqlTables: () => Promise.reject(new Error('the printing dialect runs no SQL')),
   checkCustomSqlText: () => Promise.reject(new Error('the printing dialect runs no SQL')),
