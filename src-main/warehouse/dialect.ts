@@ -3,7 +3,9 @@ import type { CustomSqlPart } from './parts/customSql'
 import type { NamesPart } from './parts/names'
 import type { NumbersPart } from './parts/numbers'
 import type { QueryPart } from './parts/query'
+import type { ResultTextPart } from './parts/resultText'
 import type { SamplePart } from './parts/sample'
+import type { TablesPart } from './parts/tables'
 import type { TextPart } from './parts/text'
 import type { TimePart } from './parts/time'
 import type { UsersPart } from './parts/users'
@@ -19,7 +21,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

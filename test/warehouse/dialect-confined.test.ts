@@ -27,8 +27,6 @@ const DOMAIN_IMPORT = /from '[./]*warehouse\/duckdb\//
  */
 const NOT_YET_MIGRATED = [
   'domain/ingest', // loading, typing and the sample generator
-  'domain/schema', // dimension tables and column DDL
-  'domain/sql', // the custom-SQL checks and rendering
 ]
 
 function sources(dir: string): string[] {

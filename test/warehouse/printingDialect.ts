@@ -112,6 +112,27 @@ export const printingDialect: Dialect = {
   formatSlashed: (local) => `formatDateTime(${local}, '%Y/%m/%d %T')`,
   epochMillis: (instant) => `toUnixTimestamp64Milli(${instant})`,
   storedOrder: (row) => `${row}._part_offset`,
+  tableOrView: (name) => ({ sql: 'SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = {p1:String}', values: [name] }),
+  tableColumns: (name) => ({ sql: 'SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {p1:String} ORDER BY position', values: [name] }),
+  valueTypeOf: (type) => (type.startsWith('Array') ? 'array<string>' : type === 'Bool' ? 'boolean' : type.startsWith('DateTime') ? 'datetime' : type === 'String' ? 'string' : 'number'),
+  rowCount: (name) => `SELECT count() FROM ${ident(name)}`,
+  createTable: (name, columns) => `CREATE TABLE ${ident(name)} (${columns.map((c) => `${ident(c.id)} ${c.notNull ? TYPES[c.type] : `Nullable(${TYPES[c.type]})`}`).join(', ')}) ENGINE = MergeTree ORDER BY tuple()`,
+  commentOn: (name, comment) => `ALTER TABLE ${ident(name)} MODIFY COMMENT '${comment}'`,
+  addColumn: (name, c) => `ALTER TABLE ${ident(name)} ADD COLUMN ${ident(c.id)} Nullable(${TYPES[c.type]})`,
+  dropTable: (name, ifExists) => `DROP TABLE ${ifExists ? 'IF EXISTS ' : ''}${ident(name)}`,
+  clearTable: (name) => `TRUNCATE TABLE ${ident(name)}`,
+  upsert: (name, columns) => ({
+    stage: `CREATE TEMPORARY TABLE staged (${columns.map((c, i) => `c${i} Nullable(${TYPES[c.type]}), g${i} Bool`).join(', ')}) ENGINE = Memory`,
+    staging: 'staged',
+    apply: [`INSERT INTO ${ident(name)} SELECT ${columns.map((_, i) => `c${i}`).join(', ')} FROM staged`, 'DROP TABLE staged'],
+  }),
+  addPropertyColumn: (table, c) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(c.id)} Nullable(${TYPES[c.type]})`,
+  retypePropertyColumn: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${ident(c.id)} Nullable(${TYPES[c.type]})`,
+  resultLines: (inner, columns, format, keys) =>
+    format === 'json'
+      ? { sql: `SELECT toJSONString(map(${columns.map((_, i) => `{k${i + 1}:String}, toString(c${i + 1})`).join(', ')})) AS line FROM (${inner}) AS q`, values: keys }
+      : { sql: `SELECT arrayStringConcat([${columns.map((_, i) => `toString(c${i + 1})`).join(', ')}], ',') AS line FROM (${inner}) AS q`, values: [] },
+  exportStamp: (value) => `formatDateTime(${value}, '%F %T')`,
   // custom SQL is checked by the engine that runs it; a dialect that only prints has nothing to check with
   customSqlTables: () => Promise.reject(new Error('the printing dialect runs no SQL')),
   checkCustomSqlText: () => Promise.reject(new Error('the printing dialect runs no SQL')),

@@ -7,7 +7,6 @@ import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
 import { planLookup } from '../schema/lookup'
 import { csvLines, exportFormat } from '../sql/csv'
-import { stamp } from '../sql/render'
 import { streamRows } from '../streaming'
 import { sequenceFields, sequenceRow, sequenceSql } from './sequenceQuery'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
@@ -52,7 +51,7 @@ export async function* exportSequence(
     }
     const nowLocal = ctx.dialect.localNow(currentTime())
     properties = [...columns.event]
-    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? stamp : (xwhen) => ctx.dialect.epochMillis(xwhen))
+    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? (xwhen) => ctx.dialect.exportStamp(xwhen) : (xwhen) => ctx.dialect.epochMillis(xwhen))
   } catch (err) {
     session.close()
     throw err

@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../warehouse'
-import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, type DataType } from './types'
+import { EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS, PROPERTY_ID, type DataType } from './types'
 
 export type WarehouseTable = 'event_vd' | 'profile_vd'
 
@@ -10,11 +10,11 @@ export type WarehouseTable = 'event_vd' | 'profile_vd'
  */
 export async function addColumns(conn: Warehouse, table: WarehouseTable, columns: { id: string; dataType: DataType }[]): Promise<void> {
   // only checked property ids become column names
-  for (const c of columns) column(c.id)
+  for (const c of columns) if (!PROPERTY_ID.test(c.id)) throw new Error(`not a checked identifier: ${c.id}`)
   await conn.addColumns(table, columns)
 }
 
-/** The property columns a table has, with their DuckDB types (base columns left out). */
+/** The property columns a table has, with their engine types (base columns left out; dialect.valueTypeOf reads them). */
 export async function propertyColumns(conn: Warehouse, table: WarehouseTable): Promise<Map<string, string>> {
   const rows = await conn.query(
     'SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
@@ -29,12 +29,3 @@ export async function propertyColumns(conn: Warehouse, table: WarehouseTable): P
   return out
 }
 
-/** The data type a DuckDB column type stands for. */
-export function dataTypeOf(duckType: string): DataType {
-  const t = duckType.toUpperCase()
-  if (t.endsWith('[]')) return 'array<string>'
-  if (t === 'BOOLEAN') return 'boolean'
-  if (t.startsWith('TIMESTAMP') || t === 'DATE') return 'datetime'
-  if (t === 'VARCHAR') return 'string'
-  return 'number'
-}

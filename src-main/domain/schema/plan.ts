@@ -2,7 +2,7 @@ import type { MetaDb } from '../../store/meta'
 import type { DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
 import type { ProjectScope } from '../project/scope'
-import { dataTypeOf, propertyColumns } from './columns'
+import { propertyColumns } from './columns'
 import { PRESET_EVENT_PROPERTIES, PRESET_EVENTS, PRESET_USER_PROPERTIES } from './presets'
 import type { DataType } from './types'
 
@@ -122,8 +122,8 @@ export async function reconcilePlan(ctx: DomainContext, scope: ProjectScope): Pr
   for (const id of eventIds) if (!knownEvents.has(id)) reported.events.set(id, { properties: new Set(), platforms: new Set() })
   const knownEvent = eventPropertyTypes(ctx.meta, scope.appKey)
   const knownUser = userPropertyTypes(ctx.meta, scope.appKey)
-  for (const [id, type] of eventColumns) if (!knownEvent.has(id)) reported.eventProperties.set(id, dataTypeOf(type))
-  for (const [id, type] of profileColumns) if (!knownUser.has(id)) reported.userProperties.set(id, dataTypeOf(type))
+  for (const [id, type] of eventColumns) if (!knownEvent.has(id)) reported.eventProperties.set(id, ctx.dialect.valueTypeOf(type))
+  for (const [id, type] of profileColumns) if (!knownUser.has(id)) reported.userProperties.set(id, ctx.dialect.valueTypeOf(type))
   if (reported.events.size + reported.eventProperties.size + reported.userProperties.size > 0) recordReported(ctx.meta, scope.appKey, reported)
 }
 

@@ -3,7 +3,7 @@ import { dataChanged } from '../project/dataVersion'
 import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../project/scope'
 import type { WarehouseTable } from './columns'
-import { column, DUCK_TYPES, type DataType } from './types'
+import type { DataType } from './types'
 
 /** A warehouse column that a plan change needs: created, or re-typed while it holds no data. */
 export interface ColumnChange {
@@ -40,9 +40,9 @@ export async function applyPlanChange(
       await conn.run('BEGIN TRANSACTION')
       try {
         for (const c of columns) {
-          const type = DUCK_TYPES[c.dataType]
-          await conn.run(`ALTER TABLE ${c.table} ADD COLUMN IF NOT EXISTS ${column(c.id)} ${type}`)
-          if (c.retype) await conn.run(`ALTER TABLE ${c.table} ALTER COLUMN ${column(c.id)} TYPE ${type}`)
+          const column = { id: c.id, type: c.dataType }
+          await conn.run(ctx.dialect.addPropertyColumn(c.table, column))
+          if (c.retype) await conn.run(ctx.dialect.retypePropertyColumn(c.table, column))
         }
         await conn.run('COMMIT')
       } catch (err) {

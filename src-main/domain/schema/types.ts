@@ -1,15 +1,6 @@
-/** The data types of properties and dimension columns (spec 2.5), and how the warehouse stores them. */
+/** The data types of properties and dimension columns (spec 2.5); their engine types are the dialect's. */
 export const DATA_TYPES = ['string', 'number', 'boolean', 'datetime', 'array<string>'] as const
 export type DataType = (typeof DATA_TYPES)[number]
-
-/** One DuckDB column type per data type (architecture.md: wide typed columns). */
-export const DUCK_TYPES: Record<DataType, string> = {
-  string: 'VARCHAR',
-  number: 'DOUBLE',
-  boolean: 'BOOLEAN',
-  datetime: 'TIMESTAMP',
-  'array<string>': 'VARCHAR[]',
-}
 
 export function isDataType(value: unknown): value is DataType {
   return typeof value === 'string' && (DATA_TYPES as readonly string[]).includes(value)
@@ -27,7 +18,7 @@ export const SCHEMA_ID = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/
 /** An event id (spec-notes): starts with a letter or `$`, at most 99 characters. */
 export const EVENT_ID = /^[A-Za-z$][A-Za-z0-9_$]{0,98}$/
 
-/** A DuckDB identifier for a checked id: ids never contain quotes, this only adds them. */
+/** A DuckDB identifier for a checked id: ids never contain quotes, this only adds them (ingest's; elsewhere dialect.ident). */
 export function column(id: string): string {
   if (!PROPERTY_ID.test(id) && !/^[a-z_][a-z0-9_]*$/.test(id)) throw new Error(`not a checked identifier: ${id}`)
   return `"${id}"`

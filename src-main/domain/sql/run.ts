@@ -106,7 +106,7 @@ async function* run(ctx: DomainContext, scope: ProjectScope, request: SqlRequest
     const conn = session
     const tables = await queryScope(ctx, conn, scope.appKey)
     const checked = await checkSql(ctx.dialect, conn, tables, request.sql)
-    const rendered = renderQuery(checked.sql, checked.columns, request.format ?? 'csv')
+    const rendered = renderQuery(ctx.dialect, checked.sql, checked.columns, request.format ?? 'csv')
     // the text that really runs passes the same checks
     if ((await checkText(ctx.dialect, conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
     const pieces = body(capped(linesOf(session, rendered.sql, rendered.values), limits.rows), checked.columns, request, endpoint)

@@ -73,6 +73,5 @@ export async function checkText(dialect: Dialect, conn: EngineConnection, scope:
 export async function checkSql(dialect: Dialect, conn: EngineConnection, scope: SqlScope, sql: string): Promise<CheckedSql> {
   const text = await checkText(dialect, conn, scope, sql)
   const checked = await refusals(() => dialect.prepareCustomSql(conn, text, onUserSql))
-  // the engine's column types, which only render.ts (DuckDB's text of the result) reads
-  return { sql: checked.sql, columns: checked.columns as OutColumn[] }
+  return { sql: checked.sql, columns: checked.columns }
 }
