@@ -4106,31 +4106,31 @@ export interface paths {
                                  * @description refused: a record not stored; dropped: a value left out of a stored record; upload: a whole upload refused.
                                  * @enum {string}
                                  */
-                                kind?: "refused" | "dropped" | "upload";
-                                property?: string;
-                                reason?: string;
+                                kind: "refused" | "dropped" | "upload";
+                                property: string;
+                                reason: string;
                                 /** @description Records (for kind upload: uploads) with this problem. */
-                                count?: number;
+                                count: number;
                                 /** @description For kind upload, the records the refused uploads held; else equal to count. */
-                                records?: number;
+                                records: number;
                                 /** @description Epoch ms. */
-                                lastTime?: number;
+                                lastTime: number;
                             }[];
                             /** @description The newest examples of refused records and values left out (the uploads refused whole are counted only). */
                             examples: {
                                 /** @description Epoch ms. */
-                                time?: number;
+                                time: number;
                                 /** @enum {string} */
-                                kind?: "refused" | "dropped";
-                                property?: string;
-                                value?: string | null;
-                                reason?: string;
+                                kind: "refused" | "dropped";
+                                property: string;
+                                value: string | null;
+                                reason: string;
                                 /** @description The SDK: the record's $lib. */
-                                lib?: string | null;
+                                lib: string | null;
                                 /** @description The record's $lib_version. */
-                                libVersion?: string | null;
+                                libVersion: string | null;
                                 /** @description The record as received, at most 500 characters. */
-                                record?: string;
+                                record: string;
                             }[];
                             /** @description Present when uploads held records naming no known project (an appid no project has, or none): server-wide, the same in every project's log. At most 50 appids are named; records naming others are counted in otherRecords. */
                             unknownProjects?: {
@@ -4141,16 +4141,16 @@ export interface paths {
                                 /** @description One entry per appid named, the latest first. */
                                 appids: {
                                     /** @description The appid named (at most 100 characters); null for records naming none. */
-                                    appid?: string | null;
-                                    records?: number;
-                                    uploads?: number;
+                                    appid: string | null;
+                                    records: number;
+                                    uploads: number;
                                     /** @description Epoch ms. */
-                                    lastTime?: number;
+                                    lastTime: number;
                                     /** @description The SDK of the latest such record: its $lib. */
-                                    lib?: string | null;
-                                    libVersion?: string | null;
+                                    lib: string | null;
+                                    libVersion: string | null;
                                     /** @description The latest such record as received, at most 500 characters. */
-                                    record?: string;
+                                    record: string;
                                 }[];
                                 /** @description Records naming appids beyond the 50 named. */
                                 otherRecords: number;
@@ -4169,24 +4169,24 @@ export interface paths {
                                      * @description project: uploads naming this project; server: uploads naming no project that could be read (or an unknown one), the same in every project's log.
                                      * @enum {string}
                                      */
-                                    scope?: "project" | "server";
+                                    scope: "project" | "server";
                                     /**
                                      * @description decoders: every decode thread was busy and the uploads waiting filled their bytes (refused before decoding: appid and SDK are read from the first kilobytes); writer: the project was busy writing (an import) for longer than an upload waits.
                                      * @enum {string}
                                      */
-                                    reason?: "decoders" | "writer";
+                                    reason: "decoders" | "writer";
                                     /** @description The latest appid the uploads named (at most 100 characters); null when none could be read. */
-                                    appid?: string | null;
+                                    appid: string | null;
                                     /** @description The SDK: the first record's $lib; null when not said or not readable. */
-                                    lib?: string | null;
-                                    libVersion?: string | null;
-                                    uploads?: number;
+                                    lib: string | null;
+                                    libVersion: string | null;
+                                    uploads: number;
                                     /** @description Records the uploads held: counted for writer only (decoders refuse before decoding: 0). */
-                                    records?: number;
+                                    records: number;
                                     /** @description Bytes as received: the body, or the address of an image request. */
-                                    bytes?: number;
+                                    bytes: number;
                                     /** @description Epoch ms. */
-                                    lastTime?: number;
+                                    lastTime: number;
                                 }[];
                             };
                         };

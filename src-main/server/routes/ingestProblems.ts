@@ -3,7 +3,7 @@ import type { DomainContext } from '../../domain/context'
 import { BUSY_LIBS_KEPT, busyRefusals, clearBusyRefusals } from '../../domain/ingest/busyRefusals'
 import { clearProblemLog, EXAMPLES_KEPT, EXCERPT_CHARS, problemLog, STREAM_STOPPED } from '../../domain/ingest/problems'
 import { APPID_CHARS, clearUnknownProjects, UNKNOWN_APPIDS_KEPT, unknownProjects } from '../../domain/ingest/unknownProjects'
-import { projectSecurity, responses, successSchema } from '../schemas/common'
+import { exact, projectSecurity, responses, successSchema } from '../schemas/common'
 
 const kind = { type: 'string', enum: ['refused', 'dropped', 'upload'], description: 'refused: a record not stored; dropped: a value left out of a stored record; upload: a whole upload refused.' }
 
@@ -16,7 +16,7 @@ const logSchema = {
     counts: {
       type: 'array',
       description: 'One entry per kind, property and reason, the latest first; never cut.',
-      items: {
+      items: exact({
         type: 'object',
         properties: {
           kind,
@@ -26,12 +26,12 @@ const logSchema = {
           records: { type: 'integer', description: 'For kind upload, the records the refused uploads held; else equal to count.' },
           lastTime: { type: 'integer', description: 'Epoch ms.' },
         },
-      },
+      }),
     },
     examples: {
       type: 'array',
       description: 'The newest examples of refused records and values left out (the uploads refused whole are counted only).',
-      items: {
+      items: exact({
         type: 'object',
         properties: {
           time: { type: 'integer', description: 'Epoch ms.' },
@@ -43,7 +43,7 @@ const logSchema = {
           libVersion: { type: ['string', 'null'], description: 'The record\'s $lib_version.' },
           record: { type: 'string', description: `The record as received, at most ${EXCERPT_CHARS} characters.` },
         },
-      },
+      }),
     },
     unknownProjects: {
       type: 'object',
@@ -55,7 +55,7 @@ const logSchema = {
         appids: {
           type: 'array',
           description: 'One entry per appid named, the latest first.',
-          items: {
+          items: exact({
             type: 'object',
             properties: {
               appid: { type: ['string', 'null'], description: `The appid named (at most ${APPID_CHARS} characters); null for records naming none.` },
@@ -66,7 +66,7 @@ const logSchema = {
               libVersion: { type: ['string', 'null'] },
               record: { type: 'string', description: `The latest such record as received, at most ${EXCERPT_CHARS} characters.` },
             },
-          },
+          }),
         },
         otherRecords: { type: 'integer', description: `Records naming appids beyond the ${UNKNOWN_APPIDS_KEPT} named.` },
       },
@@ -82,7 +82,7 @@ const logSchema = {
         refusals: {
           type: 'array',
           description: 'The latest first.',
-          items: {
+          items: exact({
             type: 'object',
             properties: {
               scope: { type: 'string', enum: ['project', 'server'], description: 'project: uploads naming this project; server: uploads naming no project that could be read (or an unknown one), the same in every project\'s log.' },
@@ -95,7 +95,7 @@ const logSchema = {
               bytes: { type: 'integer', description: 'Bytes as received: the body, or the address of an image request.' },
               lastTime: { type: 'integer', description: 'Epoch ms.' },
             },
-          },
+          }),
         },
       },
     },
