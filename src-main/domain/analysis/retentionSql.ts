@@ -90,9 +90,9 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
 }
 
 /**
- * onOrAfter cells from `on` cells (`from`: rows of bitmaps `kept` per `by` keys, which include the
- * initial period, and offset k): the OR of the cells at k and every later offset, spread over the
- * offsets without a row of their own (no return event there in that chunk of ids).
+ * onOrAfter cells from `on` cells (`from`: rows of bitmaps `kept` per `by` keys and offset k): the
+ * OR of the cells at k and every later offset, spread over the offsets without a row of their own
+ * (no return event there in that chunk of ids).
  */
 function onOrAfterCellsSql(from: string, by: string[], d: Dialect): string {
   const keys = by.join(', ')
@@ -159,7 +159,11 @@ const WORD = 63
 /**
  * Breakdown rows by bitmaps, counting what byValueSql counts: the bitmaps of the breakdown's side
  * (initial events, or return events) per label; a user counts in d at k when a bit of d's cells
- * at k is set, and in the total at k when any label's is.
+ * at k is set, and in the total at k when any label's is. These rows have no initial period, so
+ * the cells are OR-ed over the periods first, per (d, k, chunk). onOrAfter then ORs each cell with
+ * the later offsets' of its (d, chunk): back at some k' >= k from a period with d is the same as
+ * being in d's cell at some k' >= k. The running OR (slow on bitmaps) then reads a row per (d,
+ * chunk, k) instead of one per (period, d, chunk, k).
  */
 function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams, d: Dialect): string {
   const byReturn = req.breakdown!.side === 'return'
@@ -171,9 +175,11 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
     fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll()}),
     rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll()}),
     ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
-      SELECT a.period AS s, b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
-      FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})${req.mode === 'onOrAfter' ? `,
-    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['s', 'd', 'w'], d)})` : ''}
+      SELECT d, k, w, ${d.bitmapUnion('kept')} AS kept FROM (
+        SELECT b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
+        FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})
+      GROUP BY d, k, w)${req.mode === 'onOrAfter' ? `,
+    cells AS MATERIALIZED (${onOrAfterCellsSql('exact', ['d', 'w'], d)})` : ''}
     SELECT ${nulls(d, 's', 'd', 'k')}, c AS n, ${nulls(d, 'm')} FROM (${users('fb', 'fm', [])})
     ${byReturn ? '' : `UNION ALL SELECT NULL, d, NULL, c, NULL FROM (${users('fb', 'fm', ['d'])})`}
     UNION ALL SELECT NULL, d, k, c, NULL FROM (${users('kept', 'cells', ['d', 'k'])})
