@@ -82,12 +82,11 @@ export class Staging {
 
   /** Adds to the staging table the columns its table gained since it was made (another writer's properties). */
   private async alignColumns(table: string, stage: string): Promise<void> {
-    const rows = await this.exec.rows(`SELECT table, name, type FROM system.columns
-      WHERE database = ${quoteString(this.database)} AND table IN (${quoteString(table)}, ${quoteString(stage)}) ORDER BY table, position`)
-    const have = new Set(rows.filter((r) => r[0] === stage).map((r) => String(r[1])))
+    // 18.16's system.columns has no position: each table's rows come in column order
+    const columnsOf = (name: string) => this.exec.rows(`SELECT name, type FROM system.columns WHERE database = ${quoteString(this.database)} AND table = ${quoteString(name)}`)
+    const have = new Set((await columnsOf(stage)).map((r) => String(r[0])))
     let previous: string | null = null
-    for (const [t, name, type] of rows) {
-      if (t !== table) continue
+    for (const [name, type] of await columnsOf(table)) {
       if (!have.has(String(name))) {
         const after = previous === null ? '' : ` AFTER ${quoteName(previous)}`
         await this.exec.command(`ALTER TABLE ${quoteName(stage)} ADD COLUMN ${quoteName(String(name))} ${String(type)}${after}`)
