@@ -245,8 +245,14 @@ export class ClickHouseClient {
     const hardStop = new AbortController()
     let timedOut = false
     let killing: Promise<unknown> | undefined
+    let settled = false
+    // a stop that comes before the server lists the query finds nothing to kill: asked again until it does or the request ends
+    const killUntilFound = async () => {
+      const until = Date.now() + KILL_GRACE_MS
+      while (!(await this.kill(queryId).catch(() => false)) && !settled && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+    }
     const stop = () => {
-      killing ??= this.kill(queryId).catch(() => false)
+      killing ??= killUntilFound()
       setTimeout(() => hardStop.abort(), KILL_GRACE_MS).unref()
     }
     const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), stop()), options.timeoutMs) : undefined
@@ -272,6 +278,7 @@ export class ClickHouseClient {
       }
       throw e
     } finally {
+      settled = true
       clearTimeout(timer)
       clearTimeout(deadline)
       options.signal?.removeEventListener('abort', stop)
