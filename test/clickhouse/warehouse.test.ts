@@ -133,7 +133,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: storage and reads
   })
 
   it('dates are Dates at UTC midnight, and localDateSql gives the local day of xwhen as the load computes ds', async () => {
-    const [c, d] = await both(async (w, e) => {
+    const [c, d] = await both(async (w) => {
       const local = await w.localDateSql(1_000_000)
       const day = local('xwhen')
       return w.rows(`SELECT ${day} AS day, ds FROM event_vd ORDER BY xwhen`)
