@@ -224,6 +224,24 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: storage and reads
     expect(minM).toBe(-999_999)
   })
 
+  it('scan reads every type the way rows() does: wide integers, NULLs, text, lists, dates; a cut answer is an error', async () => {
+    const sql = `SELECT toInt8(-number) AS a, toUInt16(number * 1000) AS b, toUInt32(4000000000 + number) AS c, toInt64(-9000000000000000000) + number AS d,
+      toUInt64(18000000000000000000) + number AS e, toFloat32(number) / 2 AS f, if(number % 2 = 0, NULL, toInt32(number)) AS g,
+      concat('€', toString(number), '\\t') AS h, [toString(number), NULL] AS i, toDate('2024-02-28') + number AS j,
+      toDateTime(1700000000 + number) AS k, [[number], []] AS l FROM system.numbers LIMIT 5`
+    await chHost.withConnection('p', ZONE, async (w) => {
+      const expected = await w.rows(sql)
+      const chunks = await w.scan(sql)
+      const got = chunks.flatMap((chunk) => Array.from({ length: chunk.rowCount }, (_, r) => Array.from({ length: 12 }, (_, c) => chunk.value(c, r))))
+      expect(got).toEqual(expected)
+      expect(typeof got[0][3]).toBe('bigint')
+      expect(Array.from(chunks[0].doubles(2))).toEqual([4e9, 4e9 + 1, 4e9 + 2, 4e9 + 3, 4e9 + 4])
+    })
+    const { scanChunks } = await import('../../src-main/warehouse/clickhouse/rowBinary')
+    expect(() => scanChunks(new Uint8Array(7), ['Int32'], 'q')).toThrow(/unreadable RowBinary/)
+    expect(() => scanChunks(new Uint8Array([3, 0x61]), ['String'], 'q')).toThrow(/unreadable RowBinary/)
+  })
+
   it('statementCount and describeQuery read the text without running it', async () => {
     await chHost.withConnection('p', ZONE, async (w) => {
       expect(await w.statementCount("SELECT 1; SELECT ';' -- ;\n; /* ; */")).toBe(2)

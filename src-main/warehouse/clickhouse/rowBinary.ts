@@ -14,15 +14,6 @@ export const SCAN_CHUNK_ROWS = 65_536
 
 type Reader = (view: DataView, bytes: Uint8Array, at: { o: number }) => unknown
 
-interface Decoder {
-  /** Reads one value at `at.o` and stores it at `row` of the column being filled. */
-  read(view: DataView, bytes: Uint8Array, at: { o: number }, row: number): void
-  /** A fresh store for `rows` values. */
-  start(rows: number): void
-  /** The filled store, cut to `rows`. */
-  finish(rows: number): Column
-}
-
 interface Column {
   ints(): Int32Array
   doubles(): Float64Array
@@ -107,86 +98,121 @@ function valueReader(type: string): Reader {
   throw new RangeError(`a scan cannot read ClickHouse type ${type}: select numbers, text, dates or arrays of them`)
 }
 
-/** A column of one fixed-width number type, kept in a typed array of its width. */
-function numberDecoder(type: string): Decoder {
-  const fixed = FIXED[type]
-  let ints: Int32Array | undefined
-  let doubles: Float64Array | undefined
-  let bigs: bigint[] | undefined
-  return {
-    start(rows) {
-      if (fixed.int) ints = new Int32Array(rows)
-      else if (fixed.size === 8 && type !== 'Float64') bigs = new Array<bigint>(rows)
-      else doubles = new Float64Array(rows)
-    },
-    read(view, _bytes, at, row) {
-      const v = fixed.get(view, at.o)
-      at.o += fixed.size
-      if (ints) ints[row] = v as number
-      else if (doubles) doubles[row] = v as number
-      else bigs![row] = v as bigint
-    },
-    finish(rows) {
-      const i = ints?.subarray(0, rows)
-      const d = doubles?.subarray(0, rows)
-      const b = bigs?.slice(0, rows)
-      return {
-        ints: () => i ?? (d ? Int32Array.from(d) : Int32Array.from(b!, Number)),
-        doubles: () => d ?? (i ? Float64Array.from(i) : Float64Array.from(b!, Number)),
-        value: (row) => (i ? i[row] : d ? d[row] : b![row]),
-      }
-    },
+/** A filled column of a chunk. */
+function numberColumn(store: Int32Array | Float64Array | BigInt64Array | BigUint64Array): Column {
+  if (store instanceof Int32Array) return { ints: () => store, doubles: () => Float64Array.from(store), value: (row) => store[row] }
+  if (store instanceof Float64Array) return { ints: () => Int32Array.from(store), doubles: () => store, value: (row) => store[row] }
+  return { ints: () => Int32Array.from(store, Number), doubles: () => Float64Array.from(store, Number), value: (row) => store[row] }
+}
+
+function valueColumn(values: unknown[]): Column {
+  return { ints: () => Int32Array.from(values, Number), doubles: () => Float64Array.from(values, Number), value: (row) => values[row] }
+}
+
+/** The typed array a fixed-width type is kept in: small integers as Int32, UInt32 and floats as doubles, 64-bit integers as bigints. */
+function storeFor(type: string, rows: number): Int32Array | Float64Array | BigInt64Array | BigUint64Array {
+  if (FIXED[type].int) return new Int32Array(rows)
+  if (type === 'Int64') return new BigInt64Array(rows)
+  if (type === 'UInt64') return new BigUint64Array(rows)
+  return new Float64Array(rows)
+}
+
+/** Fills `store` from a column at byte `offset` of rows `width` bytes wide starting at `base`: one tight loop per type. */
+function fillColumn(view: DataView, type: string, store: Int32Array | Float64Array | BigInt64Array | BigUint64Array, base: number, width: number, offset: number): void {
+  const n = store.length
+  let o = base + offset
+  switch (type) {
+    case 'Int32': for (let i = 0; i < n; i++, o += width) store[i] = view.getInt32(o, true); break
+    case 'Float64': for (let i = 0; i < n; i++, o += width) store[i] = view.getFloat64(o, true); break
+    case 'UInt32': for (let i = 0; i < n; i++, o += width) store[i] = view.getUint32(o, true); break
+    case 'Int64': for (let i = 0; i < n; i++, o += width) store[i] = view.getBigInt64(o, true); break
+    case 'UInt64': for (let i = 0; i < n; i++, o += width) store[i] = view.getBigUint64(o, true); break
+    default: {
+      const get = FIXED[type].get
+      for (let i = 0; i < n; i++, o += width) store[i] = get(view, o) as never
+    }
   }
 }
 
-/** Any other column: its values as the exact policy gives them. */
-function valueDecoder(type: string): Decoder {
-  const reader = valueReader(type)
-  let values: unknown[] = []
-  return {
-    start(rows) {
-      values = new Array(rows)
-    },
-    read(view, bytes, at, row) {
-      values[row] = reader(view, bytes, at)
-    },
-    finish(rows) {
-      const own = values.slice(0, rows)
-      return {
-        ints: () => Int32Array.from(own, Number),
-        doubles: () => Float64Array.from(own, Number),
-        value: (row) => own[row],
-      }
-    },
+/**
+ * Rows of fixed-width numbers only (the funnel's events): their count is known from the byte
+ * count, and each column is read by one loop over the rows.
+ */
+function fixedChunks(view: DataView, types: readonly string[], queryId: string): ScanChunk[] {
+  const offsets: number[] = []
+  let width = 0
+  for (const t of types) {
+    offsets.push(width)
+    width += FIXED[t].size
   }
+  if (width === 0 || view.byteLength % width !== 0) throw new ClickHouseError(0, `unreadable RowBinary answer: ${view.byteLength} bytes are not rows of ${width}`, queryId)
+  const total = view.byteLength / width
+  const chunks: ScanChunk[] = []
+  for (let start = 0; start < total; start += SCAN_CHUNK_ROWS) {
+    const rows = Math.min(SCAN_CHUNK_ROWS, total - start)
+    const columns = types.map((t, c) => {
+      const store = storeFor(t, rows)
+      fillColumn(view, t, store, start * width, width, offsets[c])
+      return numberColumn(store)
+    })
+    chunks.push(chunkOf(rows, columns))
+  }
+  return chunks
 }
 
-/** The answer's rows as chunks of numeric columns; a byte count that does not end on a row is an error. */
-export function scanChunks(bytes: Uint8Array, types: readonly string[], queryId: string): ScanChunk[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const decoders = types.map((t) => (FIXED[t] ? numberDecoder(t) : valueDecoder(t)))
+function chunkOf(rowCount: number, columns: Column[]): ScanChunk {
+  return { rowCount, ints: (c) => columns[c].ints(), doubles: (c) => columns[c].doubles(), value: (c, row) => columns[c].value(row) }
+}
+
+/**
+ * Rows with text, lists or NULLs. The leading fixed-width columns (the funnel's numbers before its
+ * label) are read like `fixedChunks`, one loop per column over the rows' start offsets; the rest
+ * row by row.
+ */
+function mixedChunks(bytes: Uint8Array, view: DataView, types: readonly string[]): ScanChunk[] {
+  let lead = 0
+  let leadWidth = 0
+  const offsets: number[] = []
+  while (FIXED[types[lead]]) {
+    offsets.push(leadWidth)
+    leadWidth += FIXED[types[lead++]].size
+  }
+  const readers = types.slice(lead).map((t) => {
+    const fixed = FIXED[t]
+    return fixed ? (v: DataView, _b: Uint8Array, at: { o: number }) => ((at.o += fixed.size), fixed.get(v, at.o - fixed.size)) : valueReader(t)
+  })
   const at = { o: 0 }
   const chunks: ScanChunk[] = []
-  try {
-    while (at.o < bytes.length) {
-      decoders.forEach((d) => d.start(SCAN_CHUNK_ROWS))
-      let rows = 0
-      while (rows < SCAN_CHUNK_ROWS && at.o < bytes.length) {
-        for (const d of decoders) d.read(view, bytes, at, rows)
-        rows++
-      }
-      if (at.o > bytes.length) throw new RangeError('RowBinary answer cut short')
-      const columns = decoders.map((d) => d.finish(rows))
-      chunks.push({
-        rowCount: rows,
-        ints: (c) => columns[c].ints(),
-        doubles: (c) => columns[c].doubles(),
-        value: (c, row) => columns[c].value(row),
-      })
+  while (at.o < bytes.length) {
+    const starts = new Float64Array(SCAN_CHUNK_ROWS)
+    const rest = readers.map(() => new Array<unknown>(SCAN_CHUNK_ROWS))
+    let rows = 0
+    for (; rows < SCAN_CHUNK_ROWS && at.o < bytes.length; rows++) {
+      starts[rows] = at.o
+      at.o += leadWidth
+      for (let c = 0; c < readers.length; c++) rest[c][rows] = readers[c](view, bytes, at)
     }
+    if (at.o > bytes.length) throw new RangeError('RowBinary answer cut short')
+    const leading = types.slice(0, lead).map((t, c) => {
+      const store = storeFor(t, rows)
+      const get = FIXED[t].get
+      for (let i = 0; i < rows; i++) store[i] = get(view, starts[i] + offsets[c]) as never
+      return numberColumn(store)
+    })
+    chunks.push(chunkOf(rows, [...leading, ...rest.map((values) => valueColumn(values.slice(0, rows)))]))
+  }
+  return chunks
+}
+
+/** The answer's rows as chunks of numeric columns; bytes that do not end on a row are an error. */
+export function scanChunks(bytes: Uint8Array, types: readonly string[], queryId: string): ScanChunk[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (bytes.length === 0) return []
+  if (types.every((t) => FIXED[t])) return fixedChunks(view, types, queryId)
+  try {
+    return mixedChunks(bytes, view, types)
   } catch (e) {
     if (e instanceof RangeError && /cut short|out of bounds|Offset/i.test(e.message)) throw new ClickHouseError(0, `unreadable RowBinary answer (${e.message})`, queryId)
     throw e
   }
-  return chunks
 }
