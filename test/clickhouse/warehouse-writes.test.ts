@@ -222,5 +222,9 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
       await running
       expect(w.progress).toBe(-1)
     })
+    // why system.processes: 18.16 accepts send_progress_in_http_headers but sends no X-ClickHouse-Progress
+    const res = await fetch(`${ch.url}/?database=uba_w2&send_progress_in_http_headers=1&http_headers_progress_interval_ms=100`, { method: 'POST', body: 'SELECT count() FROM event_vd WHERE NOT ignore(sleepEachRow(0.000005))' })
+    expect(await res.text()).toBe('300000\n')
+    expect([...res.headers.keys()].filter((h) => h.startsWith('x-clickhouse-progress'))).toEqual([])
   })
 })
