@@ -164,10 +164,20 @@ function chunkOf(rowCount: number, columns: Column[]): ScanChunk {
   return { rowCount, ints: (c) => columns[c].ints(), doubles: (c) => columns[c].doubles(), value: (c, row) => columns[c].value(row) }
 }
 
+/** How a column after the leading numbers is read: the common kinds inline, any other by its reader. */
+type Rest = { kind: 'fixed'; size: number; get: (v: DataView, o: number) => number | bigint } | { kind: 'string'; nullable: boolean } | { kind: 'other'; read: Reader }
+
+function restOf(type: string): Rest {
+  const fixed = FIXED[type]
+  if (fixed) return { kind: 'fixed', size: fixed.size, get: fixed.get }
+  if (type === 'String' || type === 'Nullable(String)') return { kind: 'string', nullable: type !== 'String' }
+  return { kind: 'other', read: valueReader(type) }
+}
+
 /**
  * Rows with text, lists or NULLs. The leading fixed-width columns (the funnel's numbers before its
  * label) are read like `fixedChunks`, one loop per column over the rows' start offsets; the rest
- * row by row.
+ * row by row, text and nullable text inline.
  */
 function mixedChunks(bytes: Uint8Array, view: DataView, types: readonly string[]): ScanChunk[] {
   let lead = 0
@@ -177,29 +187,55 @@ function mixedChunks(bytes: Uint8Array, view: DataView, types: readonly string[]
     offsets.push(leadWidth)
     leadWidth += FIXED[types[lead++]].size
   }
-  const readers = types.slice(lead).map((t) => {
-    const fixed = FIXED[t]
-    return fixed ? (v: DataView, _b: Uint8Array, at: { o: number }) => ((at.o += fixed.size), fixed.get(v, at.o - fixed.size)) : valueReader(t)
-  })
+  const rest = types.slice(lead).map(restOf)
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const at = { o: 0 }
+  let o = 0
   const chunks: ScanChunk[] = []
-  while (at.o < bytes.length) {
+  while (o < bytes.length) {
     const starts = new Float64Array(SCAN_CHUNK_ROWS)
-    const rest = readers.map(() => new Array<unknown>(SCAN_CHUNK_ROWS))
+    const values: unknown[][] = rest.map(() => [])
     let rows = 0
-    for (; rows < SCAN_CHUNK_ROWS && at.o < bytes.length; rows++) {
-      starts[rows] = at.o
-      at.o += leadWidth
-      for (let c = 0; c < readers.length; c++) rest[c][rows] = readers[c](view, bytes, at)
+    for (; rows < SCAN_CHUNK_ROWS && o < bytes.length; rows++) {
+      starts[rows] = o
+      o += leadWidth
+      for (let c = 0; c < rest.length; c++) {
+        const r = rest[c]
+        if (r.kind === 'string') {
+          if (r.nullable && bytes[o++] === 1) {
+            values[c].push(null)
+            continue
+          }
+          let length = bytes[o++]
+          if (length >= 0x80) {
+            at.o = o - 1
+            length = varint(bytes, at)
+            o = at.o
+          }
+          if (o + length > bytes.length) throw new RangeError('RowBinary answer cut short')
+          values[c].push(text.toString('utf8', o, o + length))
+          o += length
+        } else if (r.kind === 'fixed') {
+          values[c].push(r.get(view, o))
+          o += r.size
+        } else {
+          at.o = o
+          values[c].push(r.read(view, bytes, at))
+          o = at.o
+        }
+      }
     }
-    if (at.o > bytes.length) throw new RangeError('RowBinary answer cut short')
+    if (o > bytes.length) throw new RangeError('RowBinary answer cut short')
     const leading = types.slice(0, lead).map((t, c) => {
       const store = storeFor(t, rows)
       const get = FIXED[t].get
-      for (let i = 0; i < rows; i++) store[i] = get(view, starts[i] + offsets[c]) as never
+      const off = offsets[c]
+      if (t === 'Int32') for (let i = 0; i < rows; i++) store[i] = view.getInt32(starts[i] + off, true)
+      else if (t === 'Float64') for (let i = 0; i < rows; i++) store[i] = view.getFloat64(starts[i] + off, true)
+      else for (let i = 0; i < rows; i++) store[i] = get(view, starts[i] + off) as never
       return numberColumn(store)
     })
-    chunks.push(chunkOf(rows, [...leading, ...rest.map((values) => valueColumn(values.slice(0, rows)))]))
+    chunks.push(chunkOf(rows, [...leading, ...values.map(valueColumn)]))
   }
   return chunks
 }
