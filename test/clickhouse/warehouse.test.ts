@@ -7,7 +7,8 @@ import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { ClickHouseWarehouses } from '../../src-main/warehouse/clickhouse'
 import { DuckDBWarehouses } from '../../src-main/warehouse/duckdb'
 import type { ValuePolicy } from '../../src-main/warehouse/values'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { engineFailure } from '../../src-main/warehouse/errors'
+import { clickhouseAvailable, READER, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 
 const ZONE = 'America/New_York'
 const PROPERTIES = [
@@ -17,6 +18,15 @@ const PROPERTIES = [
   { id: 'seen_at', dataType: 'datetime' },
   { id: 'tags', dataType: 'array<string>' },
 ] as const
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p
+  } catch (e) {
+    return e as Error
+  }
+  throw new Error('expected a failure')
+}
+
 const TYPES: AppendType[] = ['bigint', 'string', 'string', 'datetime', 'integer', 'number', 'string', 'boolean', 'datetime', 'array<string>']
 
 /** Events of 3 users over two months (a DST change inside), every property type, NULLs, odd text, big ids. */
@@ -240,6 +250,25 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: storage and reads
     const { scanChunks } = await import('../../src-main/warehouse/clickhouse/rowBinary')
     expect(() => scanChunks(new Uint8Array(7), ['Int32'], 'q')).toThrow(/unreadable RowBinary/)
     expect(() => scanChunks(new Uint8Array([3, 0x61]), ['String'], 'q')).toThrow(/unreadable RowBinary/)
+  })
+
+  it('a readonly=1 user (custom SQL) reads, scans, describes and stops its queries; a write is refused and leaves nothing', async () => {
+    const reader = new ClickHouseWarehouses({ url: ch.url, database: 'uba_w1', ...READER })
+    await reader.ping()
+    await reader.withConnection('p', ZONE, async (w) => {
+      expect(await w.rows('SELECT count() FROM event_vd WHERE xwhat = $1', ['pay'])).toEqual([[30n]])
+      expect((await w.scan('SELECT toInt32(ds) FROM event_vd')).reduce((n, c) => n + c.rowCount, 0)).toBe(60)
+      expect((await w.describeQuery('SELECT xwho FROM event_vd')).columns).toEqual([{ name: 'xwho', type: 'String' }])
+      const running = w.rows('SELECT count() FROM event_vd ARRAY JOIN range(1000000) AS k WHERE NOT ignore(sipHash64(k, xwho))').catch((e: Error) => e)
+      await expect.poll(() => w.busy).toBe(true)
+      w.interrupt()
+      expect(engineFailure(await running)).toBe('interrupted')
+      expect(await failure(w.appendRows('event_vd', TYPES, rows.slice(0, 1)))).toMatchObject({ kind: 'read-only' })
+      expect(await failure(w.run("INSERT INTO event_vd SELECT * FROM event_vd"))).toMatchObject({ kind: 'read-only' })
+    })
+    expect((await admin.query("SELECT count() FROM uba_w1.event_vd")).rows).toEqual([[60n]])
+    expect((await admin.query("SELECT count() FROM system.tables WHERE database = 'uba_w1' AND startsWith(name, '_uba_')")).rows).toEqual([[0n]])
+    await expect(new ClickHouseWarehouses({ url: ch.url, database: 'uba_w1', user: READER.user, password: 'wrong' }).ping()).rejects.toMatchObject({ kind: 'auth' })
   })
 
   it('statementCount and describeQuery read the text without running it', async () => {
