@@ -9,7 +9,8 @@ import { identifier } from './literal'
 import { dropLeftovers } from './staging'
 import { ClickHouseWarehouse, type WarehouseHost } from './warehouse'
 
-export { ClickHouseWarehouse, COLUMN_TYPES } from './warehouse'
+export { ClickHouseWarehouse } from './warehouse'
+export { COLUMN_TYPES } from './writes'
 
 /** Where a project's events live on ClickHouse: the server and the project's own database. */
 export interface ClickHouseWarehouseOptions {

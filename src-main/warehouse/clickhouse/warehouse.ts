@@ -7,17 +7,10 @@ import type { ClickHouseClient, QueryOptions, QueryResult } from './client'
 import { ClickHouseError, EngineUnavailableError } from './errors'
 import { quoteString, type Literal } from './literal'
 import { exactRows, policyRows, rowObjects } from './results'
+import { ProgressPoll } from './progress'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
-
-/** ClickHouse types of the product's property types (docs/clickhouse.md: why each). */
-export const COLUMN_TYPES: Record<ColumnType, string> = {
-  string: 'Nullable(String)',
-  number: 'Nullable(Float64)',
-  boolean: 'Nullable(UInt8)',
-  datetime: 'Nullable(Int64)',
-  'array<string>': 'Array(Nullable(String))',
-}
+import { appendValue, COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, unquote } from './writes'
 
 /** What a warehouse needs from its host: the project's database and its one write lock. */
 export interface WarehouseHost {
@@ -32,28 +25,6 @@ export interface WarehouseHost {
 const STREAM_ROWS = 2048
 /** Rows per part of `appendRows` before `between` runs. */
 const PART_ROWS = 2048
-const PROGRESS_POLL_MS = 250
-
-const INSERT = /^(\s*INSERT\s+INTO\s+(?:TABLE\s+)?)(`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*)(?!\s*\.)/i
-const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*)(?!\s*\.)/i
-const CREATE_TEMPORARY = /^\s*CREATE\s+TEMPORARY\s+TABLE/i
-
-function unquote(name: string): string {
-  return /^[`"]/.test(name) ? name.slice(1, -1).replace(/\\(.)/g, '$1') : name
-}
-
-/** A `datetime` value (µs since the epoch) as epoch milliseconds, rounded down. */
-function millis(us: unknown): bigint {
-  const v = BigInt(us as bigint | number)
-  return v >= 0n ? v / 1000n : -((-v + 999n) / 1000n)
-}
-
-function appendValue(value: unknown, type: AppendType): Literal {
-  if (type === 'array<string>') return (value ?? []) as Literal
-  if (value === undefined || value === null) return null
-  if (type === 'datetime') return millis(value)
-  return value as Literal
-}
 
 /**
  * One project database's connection as the domain sees it (`Warehouse`), over ClickHouse's HTTP
@@ -79,8 +50,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
   #open = true
   #staging: Staging | null = null
   readonly #running = new Set<string>()
-  #progress = -1
-  #polling = false
+  readonly #progressPoll = new ProgressPoll(() => this.client, () => (this.#open ? this.#running : new Set<string>()))
 
   constructor(
     readonly client: ClickHouseClient,
@@ -320,30 +290,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
   }
 
   /**
-   * How far the running statements are: rows read of the rows ClickHouse expects to read, from
-   * `system.processes` (18.16 sends no progress headers), asked every 250 ms while someone reads
-   * this and a query runs; negative when nothing runs or the server cannot tell.
+   * How far the running statements are, in percent, from `system.processes` (./progress); negative
+   * when nothing runs or the server cannot tell.
    */
   get progress(): number {
-    if (this.#running.size === 0) return -1
-    if (!this.#polling) void this.#poll()
-    return this.#progress
-  }
-
-  async #poll(): Promise<void> {
-    this.#polling = true
-    try {
-      while (this.#running.size > 0 && this.#open) {
-        const ids = [...this.#running].map(quoteString).join(', ')
-        const rows = await this.client.query(`SELECT sum(read_rows), sum(total_rows_approx) FROM system.processes WHERE query_id IN (${ids})`).catch(() => null)
-        const [read, total] = rows ? rows.rows[0].map(Number) : [0, 0]
-        this.#progress = total > 0 ? Math.min(100, (100 * read) / total) : -1
-        await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS).unref())
-      }
-    } finally {
-      this.#polling = false
-      this.#progress = -1
-    }
+    return this.#progressPoll.value
   }
 
   /** Stops the queries now running on this connection (KILL QUERY by their ids); later queries run. */
