@@ -172,6 +172,16 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     expect((await admin.query('SELECT count(), countIf(coupon IS NOT NULL) FROM uba_w2.event_vd')).rows).toEqual([[43n, 3n]])
   })
 
+  it('writes the work starts at once share one staging table and all land', async () => {
+    await with_((w) =>
+      w.transaction(async () => {
+        await Promise.all([w.appendRows('event_vd', EVENT, events(30, 20240101, 'a')), w.appendRows('event_vd', EVENT, events(30, 20240101, 'b'))])
+        expect((await admin.query("SELECT count() FROM system.tables WHERE database = 'uba_w2' AND startsWith(name, '_uba_stage_')")).rows).toEqual([[1n]])
+      }),
+    )
+    expect(await count('event_vd')).toBe(60)
+  })
+
   it('createProject drops what a crashed write left behind', async () => {
     await admin.command('CREATE TABLE uba_w2._uba_stage_0123456789ab_event_vd AS uba_w2.event_vd')
     await admin.command('CREATE TABLE uba_w2._uba_next_0123456789ab_event_vd AS uba_w2.event_vd')

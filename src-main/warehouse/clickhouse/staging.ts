@@ -33,6 +33,7 @@ export class Staging {
   readonly stages = new Map<string, string>()
   /** Tables created inside (written directly; dropped on failure). */
   readonly created = new Set<string>()
+  private readonly targets = new Map<string, Promise<string>>()
   private readonly engines = new Map<string, string | null>()
 
   constructor(
@@ -52,9 +53,18 @@ export class Staging {
    * Where rows written to `table` go: its staging table when the table existed before and is a
    * MergeTree (partitions can be attached), else the table itself.
    */
-  async target(table: string): Promise<string> {
-    const staged = this.stages.get(table)
-    if (staged) return staged
+  target(table: string): Promise<string> {
+    // one staging table per table, also when two writes of the work start at once
+    let pending = this.targets.get(table)
+    if (!pending) {
+      pending = this.stageOf(table)
+      this.targets.set(table, pending)
+      pending.catch(() => this.targets.delete(table))
+    }
+    return pending
+  }
+
+  private async stageOf(table: string): Promise<string> {
     if (this.created.has(table) || !/MergeTree$/.test((await this.engineOf(table)) ?? '')) return table
     const stage = fresh('stage', table)
     await this.exec.command(`CREATE TABLE ${quoteName(stage)} AS ${quoteName(table)}`)
@@ -67,6 +77,7 @@ export class Staging {
     const names = [...this.stages.values(), ...(failed ? this.created : [])]
     for (const name of names) await this.exec.command(`DROP TABLE IF EXISTS ${quoteName(name)}`).catch(() => undefined)
     this.stages.clear()
+    this.targets.clear()
   }
 
   /** Active partition ids of tables, by table. */
