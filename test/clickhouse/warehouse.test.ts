@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppendType, Warehouse } from '../../src-main/warehouse'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
@@ -269,6 +270,15 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: storage and reads
     expect((await admin.query("SELECT count() FROM uba_w1.event_vd")).rows).toEqual([[60n]])
     expect((await admin.query("SELECT count() FROM system.tables WHERE database = 'uba_w1' AND startsWith(name, '_uba_')")).rows).toEqual([[0n]])
     await expect(new ClickHouseWarehouses({ url: ch.url, database: 'uba_w1', user: READER.user, password: 'wrong' }).ping()).rejects.toMatchObject({ kind: 'auth' })
+    // the password is nowhere to be seen on the host or its connections
+    const shown = inspect(reader, { depth: 5 }) + JSON.stringify(reader) + (await reader.withConnection('p', ZONE, async (w) => inspect(w, { depth: 5 })))
+    expect(shown).not.toContain(READER.password)
+  })
+
+  it('a server that cannot be reached is the product’s 503, not an engine error', async () => {
+    const gone = new ClickHouseWarehouses({ url: 'http://127.0.0.1:9', database: 'uba_w1' })
+    await expect(gone.withConnection('p', ZONE, (w) => w.rows('SELECT 1'))).rejects.toMatchObject({ status: 503, code: 503 })
+    await expect(gone.ping()).rejects.toMatchObject({ name: 'EngineUnavailableError' })
   })
 
   it('statementCount and describeQuery read the text without running it', async () => {
