@@ -63,6 +63,11 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     })
     expect(await count('event_vd')).toBe(121)
     expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    // a long append lets other work run between its parts of 2,048 rows
+    let pauses = 0
+    await with_((w) => w.appendRows('profile_vd', PROFILE, Array.from({ length: 5000 }, (_, i) => [BigInt(i), `p${i}`]), { between: async () => void pauses++ }))
+    expect(pauses).toBe(2)
+    expect(await count('profile_vd')).toBe(5000)
   })
 
   it('a transaction over several partitions and two tables shows nothing until it commits, then everything at once', async () => {
