@@ -1,3 +1,5 @@
+import { ClickHouseError } from './clickhouse/errors'
+
 /**
  * The one place that reads the engine's failures. Callers ask what kind of failure they caught
  * and turn it into the product's errors (statuses and words stay theirs); no other module matches
@@ -23,9 +25,13 @@ const KINDS: [RegExp, EngineFailure][] = [
   [/^(Invalid Input|Invalid|IO|Conversion) Error: /, 'unreadable-input'],
 ]
 
+// ClickHouse names the kind by its code: cancelled (KILL QUERY) or timed out, memory limit, input it could not parse
+const CLICKHOUSE_KINDS: Record<number, EngineFailure> = { 394: 'interrupted', 159: 'interrupted', 241: 'out-of-memory', 6: 'unreadable-input', 26: 'unreadable-input', 27: 'unreadable-input', 38: 'unreadable-input', 41: 'unreadable-input', 72: 'unreadable-input', 117: 'unreadable-input' }
+
 /** What kind of engine failure `err` is; null for what is not an Error (nothing to read). */
 export function engineFailure(err: unknown): EngineFailure | null {
   if (!(err instanceof Error)) return null
+  if (err instanceof ClickHouseError) return CLICKHOUSE_KINDS[err.code] ?? 'other'
   for (const [pattern, kind] of KINDS) if (pattern.test(err.message)) return kind
   return 'other'
 }

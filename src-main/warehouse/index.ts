@@ -51,9 +51,18 @@ export interface Warehouse {
   streamColumn(sql: string, values?: BoundValues): AsyncIterable<unknown[]>
   /** A whole result as numeric column chunks, read more than once by the caller. */
   scan(sql: string, values?: BoundValues): Promise<ScanChunk[]>
-  /** Runs `work` in a transaction: committed when it succeeds, rolled back when it fails. */
+  /**
+   * Runs `work` in a transaction: committed when it succeeds, rolled back when it fails.
+   * ClickHouse has no transactions (`clickhouse/staging.ts`, docs/clickhouse.md): rows written to an
+   * existing table (appendRows, INSERT) are staged and moved into place when `work` succeeds, all at
+   * once as queries see it, and dropped when it fails, with the tables it created; reads inside do
+   * not see the staged rows; added columns stay; UPDATE/DELETE/TRUNCATE/DROP are not undone.
+   */
   transaction<T>(work: () => Promise<T>): Promise<T>
-  /** Runs `work` on one snapshot of the database; whatever it wrote is rolled back. */
+  /**
+   * Runs `work` on one snapshot of the database; whatever it wrote is rolled back. On ClickHouse
+   * writes are staged and dropped, and each query (not the whole work) reads one consistent state.
+   */
   snapshot<T>(work: () => Promise<T>): Promise<T>
   /** Adds property columns a table does not have yet (the schema grows as data is reported). */
   addColumns(table: string, columns: readonly { id: string; dataType: ColumnType }[]): Promise<void>

@@ -18,6 +18,8 @@ const funnel = (rows: string, time = 't', window = 10) => `SELECT windowFunnel($
 const twoEvents = (type: string, a: string, b: string) => `SELECT to${type}(${a}) AS t, 1 AS e UNION ALL SELECT to${type}(${b}), 2`
 const EV = ["CREATE TABLE ev (xwho String, x UInt32) ENGINE = MergeTree ORDER BY xwho", "INSERT INTO ev VALUES ('a', 0), ('a', 1), ('b', 2)"]
 
+const PV = ['CREATE TABLE pv (ds Int32) ENGINE = MergeTree PARTITION BY intDiv(ds, 100) ORDER BY ds', 'INSERT INTO pv VALUES (20240101), (20240102), (20240201)']
+
 export const PROBES: Probe[] = [
   { name: 'query parameters {x:UInt8}', sql: 'SELECT {x:UInt8}', settings: { param_x: '5' }, code: 115 },
   { name: 'DateTime64', sql: "SELECT toDateTime64('2024-01-01 00:00:00.123', 3)", code: 46 },
@@ -59,4 +61,11 @@ export const PROBES: Probe[] = [
   { name: 'EXCHANGE TABLES', sql: 'EXCHANGE TABLES ev AND ev_stage', setup: [...EV, 'CREATE TABLE ev_stage AS ev'], code: 62 },
   { name: 'RENAME TABLE swap, several pairs in one statement', sql: 'SELECT xwho FROM ev', setup: [...EV, 'CREATE TABLE ev_stage AS ev', "INSERT INTO ev_stage VALUES ('z', 9)", 'RENAME TABLE ev TO ev_old, ev_stage TO ev'], rows: 'z' },
   { name: 'KILL QUERY for an id not running (no rows)', sql: "KILL QUERY WHERE query_id = 'nobody'", rows: '' },
+  { name: 'ATTACH PARTITION ID … FROM another table (its parts are copied: the source keeps them)', sql: 'SELECT (SELECT count() FROM pv), (SELECT count() FROM pv_stage)', setup: [...PV, 'CREATE TABLE pv_stage AS pv', 'INSERT INTO pv_stage VALUES (20240105), (20240107)', "ALTER TABLE pv ATTACH PARTITION ID '202401' FROM pv_stage"], rows: '5\t2' },
+  { name: 'REPLACE PARTITION ID … FROM (a copy of a table by hard links)', sql: 'SELECT count() FROM pv_copy', setup: [...PV, 'CREATE TABLE pv_copy AS pv', "ALTER TABLE pv_copy REPLACE PARTITION ID '202401' FROM pv", "ALTER TABLE pv_copy REPLACE PARTITION ID '202402' FROM pv"], rows: '3' },
+  { name: 'RowBinary output (little-endian, no header)', sql: 'SELECT toInt32(1) FORMAT RowBinary', rows: '\x01\x00\x00\x00' },
+  { name: 'RowBinaryWithNamesAndTypes output', sql: 'SELECT 1 FORMAT RowBinaryWithNamesAndTypes', code: 73 },
+  { name: 'DESCRIBE (query): result columns without running it', sql: "DESCRIBE (SELECT 1 AS a, [NULL, 'x'] AS b)", rows: 'a\tUInt8\t\t\t\nb\tArray(Nullable(String))\t\t\t' },
+  { name: 'two statements in one request', sql: 'SELECT 1; SELECT 2', code: 62 },
+  { name: 'system.columns has no position column', sql: 'SELECT position FROM system.columns LIMIT 1', code: 47 },
 ]

@@ -27,6 +27,11 @@ export interface QueryOptions {
   timeoutMs?: number
   /** Per-query settings, e.g. {max_threads: 2}; refused by readonly=1 users. */
   settings?: Record<string, string | number>
+  /**
+   * Sent as `session_id`: the requests of one session share its temporary tables. The server
+   * refuses a second request while one of the session's requests runs (the caller queues them).
+   */
+  sessionId?: string
 }
 
 export interface Column {
@@ -135,8 +140,32 @@ export class ClickHouseClient {
    */
   async insert(table: string, columns: readonly string[], rows: Iterable<readonly (Literal | Date)[]> | AsyncIterable<readonly (Literal | Date)[]>, options: QueryOptions = {}): Promise<number> {
     const target = table.split('.').map(identifier).join('.')
-    const sql = `INSERT INTO ${target} (${columns.map(identifier).join(', ')}) FORMAT TabSeparated`
-    const iterator = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : (rows as Iterable<readonly (Literal | Date)[]>)[Symbol.iterator]()
+    return this.insertInto(`${target} (${columns.map(identifier).join(', ')})`, columns.length, rows, options)
+  }
+
+  /**
+   * The same as `insert` into a target written as SQL by the caller (a quoted table name, with or
+   * without a column list), `width` values per row.
+   */
+  async insertInto(target: string, width: number, rows: Iterable<readonly (Literal | Date)[]> | AsyncIterable<readonly (Literal | Date)[]>, options: QueryOptions = {}): Promise<number> {
+    async function* lines(): AsyncGenerator<string> {
+      let count = 0
+      for await (const row of rows) {
+        if (row.length !== width) throw new RangeError(`row ${count + 1} has ${row.length} values for ${width} columns`)
+        count++
+        yield row.map(toTsv).join('\t') + '\n'
+      }
+    }
+    return this.insertLines(target, lines(), options)
+  }
+
+  /**
+   * The same as `insertInto` with each row already written as a TabSeparated line (ending in a
+   * newline) by the caller, which knows its columns' types (the executor's fast path).
+   */
+  async insertLines(target: string, lines: AsyncIterable<string> | Iterable<string>, options: QueryOptions = {}): Promise<number> {
+    const sql = `INSERT INTO ${target} FORMAT TabSeparated`
+    const iterator = Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]()
     const encoder = new TextEncoder()
     let count = 0
     let badRow: Error | undefined
@@ -147,9 +176,7 @@ export class ClickHouseClient {
           while (text.length < 256 * 1024) {
             const next = await iterator.next()
             if (next.done) break
-            const row = next.value
-            if (row.length !== columns.length) throw new RangeError(`row ${count + 1} has ${row.length} values for ${columns.length} columns`)
-            text += row.map(toTsv).join('\t') + '\n'
+            text += next.value
             count++
           }
         } catch (e) {
@@ -167,6 +194,17 @@ export class ClickHouseClient {
       throw badRow ?? e
     }
     return count
+  }
+
+  /**
+   * Runs a query and reads its whole answer as bytes in `format` (e.g. RowBinary, which 18.16 writes
+   * without names or types). The server holds the answer until the query ends
+   * (`wait_end_of_query`), so a failure part-way is an HTTP error, never bytes cut by an error text.
+   */
+  async bytes(sql: string, format: string, options: QueryOptions = {}): Promise<Uint8Array> {
+    const settings = { ...options.settings, wait_end_of_query: 1 }
+    const { text } = await this.#send(bindIf(sql, options.params), format, { ...options, settings }, async (res) => new Uint8Array(await res.arrayBuffer()))
+    return text
   }
 
   /** Asks the server to stop a query; true when a query with that id was running. */
@@ -208,6 +246,7 @@ export class ClickHouseClient {
     const queryId = options.queryId ?? randomUUID()
     const search = new URLSearchParams({ query_id: queryId, default_format: format })
     if (this.database) search.set('database', this.database)
+    if (options.sessionId) search.set('session_id', options.sessionId)
     if (options.insert) search.set('query', options.insert.sql)
     for (const [name, value] of Object.entries(options.settings ?? {})) {
       if (!SETTING.test(name)) throw new RangeError(`not a setting name: ${name}`)
@@ -220,8 +259,14 @@ export class ClickHouseClient {
     const hardStop = new AbortController()
     let timedOut = false
     let killing: Promise<unknown> | undefined
+    let settled = false
+    // a stop that comes before the server lists the query finds nothing to kill: asked again until it does or the request ends
+    const killUntilFound = async () => {
+      const until = Date.now() + KILL_GRACE_MS
+      while (!(await this.kill(queryId).catch(() => false)) && !settled && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+    }
     const stop = () => {
-      killing ??= this.kill(queryId).catch(() => false)
+      killing ??= killUntilFound()
       setTimeout(() => hardStop.abort(), KILL_GRACE_MS).unref()
     }
     const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), stop()), options.timeoutMs) : undefined
@@ -247,6 +292,7 @@ export class ClickHouseClient {
       }
       throw e
     } finally {
+      settled = true
       clearTimeout(timer)
       clearTimeout(deadline)
       options.signal?.removeEventListener('abort', stop)

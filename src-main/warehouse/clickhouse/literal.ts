@@ -90,7 +90,7 @@ export function bind(sql: string, params: Record<string, Literal>): string {
 }
 
 /** The index just past a quoted literal, identifier or comment starting at `i`, or `i` if none starts there. */
-function skipQuoted(sql: string, i: number): number {
+export function skipQuoted(sql: string, i: number): number {
   const c = sql[i]
   if (c === "'" || c === '"' || c === '`') {
     let j = i + 1

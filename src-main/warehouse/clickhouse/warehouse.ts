@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto'
+import { engineUnavailable } from '../../errors'
+import type { AppendType, BoundValues, ColumnType, Row, ScanChunk, WarehouseSession } from '..'
+import type { ValuePolicy } from '../values'
+import { bindValues, firstKeyword, placeholderCount, quoteName, statementsOf } from './bound'
+import type { ClickHouseClient, QueryOptions, QueryResult } from './client'
+import { ClickHouseError, EngineUnavailableError } from './errors'
+import { quoteString } from './literal'
+import { exactRows, policyRows, rowObjects } from './results'
+import { ProgressPoll } from './progress'
+import { scanChunks } from './rowBinary'
+import { Staging, type Exec } from './staging'
+import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, tsvLine, unquote } from './writes'
+
+/** What a warehouse needs from its host: the project's database and its one write lock. */
+export interface WarehouseHost {
+  readonly database: string
+  /** Runs `work` while no other write of this host is moved into place or changes a table's columns. */
+  exclusive<T>(work: () => Promise<T>): Promise<T>
+  /** Called once when the warehouse is closed. */
+  closed(warehouse: ClickHouseWarehouse): void
+}
+
+/** Rows per chunk of `stream`, as DuckDB's. */
+const STREAM_ROWS = 2048
+/** Rows per part of `appendRows` before `between` runs. */
+const PART_ROWS = 2048
+
+/**
+ * One project database's connection as the domain sees it (`Warehouse`), over ClickHouse's HTTP
+ * interface. Every request is named (`query_id`) so that `interrupt` can KILL it. Temporary
+ * tables live in an HTTP session, which the server lets run one request at a time: from the first
+ * `CREATE TEMPORARY TABLE` on, this connection's requests are queued.
+ *
+ * `transaction` and `snapshot` (ClickHouse has no transactions): see `./staging`. Inside either,
+ * rows written to a table that existed before (appendRows, INSERT INTO) go to a staging table;
+ * `transaction` moves them into place when `work` succeeds, all at once as queries see it, and
+ * drops them when it fails; `snapshot` always drops them. Reads inside see the live tables, not
+ * the staged rows, and each query reads its own consistent set of parts (no snapshot spans two
+ * queries). Tables created inside are dropped on failure. Columns added inside stay (empty) on
+ * failure: another writer may already use them. Other statements (ALTER … UPDATE/DELETE,
+ * TRUNCATE, DROP) run at once and are not undone. Outside a transaction, each write is its own
+ * transaction (an HTTP insert would otherwise commit in blocks of ~1M rows and could stop half-way).
+ */
+export class ClickHouseWarehouse implements WarehouseSession {
+  #sessionId: string | undefined
+  #tail: Promise<void> = Promise.resolve()
+  #abort = new AbortController()
+  #stopped = false
+  #open = true
+  #staging: Staging | null = null
+  readonly #running = new Set<string>()
+  readonly #progressPoll = new ProgressPoll(() => this.client, () => (this.#open ? this.#running : new Set<string>()))
+
+  constructor(
+    readonly client: ClickHouseClient,
+    private readonly host: WarehouseHost,
+    /** The project's zone: 18.16 has no session zone, so the dialect names it in the SQL. */
+    readonly timeZone: string,
+  ) {}
+
+  /** One request: named, interruptible, queued behind the session's when it needs the session. */
+  async #call<T>(send: (options: QueryOptions) => Promise<T>, sessionless = false): Promise<T> {
+    const sessionId = sessionless ? undefined : this.#sessionId
+    const release = sessionId ? await this.#acquire() : () => undefined
+    const queryId = randomUUID()
+    this.#running.add(queryId)
+    try {
+      return await send({ queryId, signal: this.#abort.signal, sessionId })
+    } catch (e) {
+      if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      throw e
+    } finally {
+      this.#running.delete(queryId)
+      release()
+    }
+  }
+
+  async #acquire(): Promise<() => void> {
+    let release!: () => void
+    const previous = this.#tail
+    this.#tail = new Promise<void>((resolve) => (release = resolve))
+    await previous
+    return release
+  }
+
+  /** Statements the staging runs: outside the session (no temporary table is involved), still interruptible. */
+  readonly #exec: Exec = {
+    command: (sql) => this.#call((o) => this.client.command(sql, o), true),
+    rows: (sql) => this.#call((o) => this.client.query(sql, o), true).then((r) => r.rows as unknown[][]),
+  }
+
+  async #collect(sql: string): Promise<QueryResult> {
+    return this.#call(async (options) => {
+      const out: QueryResult = { columns: [], rows: [] }
+      for await (const piece of this.client.stream(sql, options)) {
+        out.columns = piece.columns
+        for (const row of piece.rows) out.rows.push(row)
+      }
+      return out
+    })
+  }
+
+  #text(sql: string, values: BoundValues | undefined): string {
+    const text = bindValues(sql, values)
+    if (CREATE_TEMPORARY.test(text)) this.#sessionId ??= randomUUID()
+    return text
+  }
+
+  /**
+   * Runs `write` with rows going where this connection's writes go (see the class comment):
+   * inside a transaction to its staging, else through a staging of its own committed at once.
+   */
+  async #write<T>(write: (staging: Staging) => Promise<T>): Promise<T> {
+    if (this.#staging) return write(this.#staging)
+    const staging = new Staging(this.#exec, this.host.database)
+    try {
+      const out = await write(staging)
+      await this.host.exclusive(() => staging.commit())
+      return out
+    } catch (e) {
+      await staging.discard(true)
+      throw e
+    }
+  }
+
+  async #count(table: string): Promise<number> {
+    return Number((await this.#exec.rows(`SELECT count() FROM ${quoteName(table)}`))[0][0])
+  }
+
+  /** Runs a statement; an INSERT resolves to the rows it wrote, any other statement to 0 (18.16 reports no counts). */
+  async run(sql: string, values?: BoundValues): Promise<number> {
+    const text = this.#text(sql, values)
+    const insert = INSERT.exec(text)
+    if (insert) {
+      return this.#write(async (staging) => {
+        const target = await staging.target(unquote(insert[2]))
+        const staged = target !== unquote(insert[2])
+        const before = staged ? await this.#count(target) : 0
+        await this.#call((o) => this.client.command(insert[1] + quoteName(target) + text.slice(insert[0].length), o))
+        return staged ? (await this.#count(target)) - before : 0
+      })
+    }
+    const created = CREATE_TABLE.exec(text)
+    if (created && this.#staging) this.#staging.created.add(unquote(created[1]))
+    await this.#call((o) => this.client.command(text, o))
+    return 0
+  }
+
+  async query<R extends Row = Row>(sql: string, values?: BoundValues, policy: ValuePolicy = 'exact'): Promise<R[]> {
+    const { columns, rows } = await this.#collect(this.#text(sql, values))
+    return rowObjects(columns, exactRows(columns, rows), policy) as R[]
+  }
+
+  async rows(sql: string, values?: BoundValues, policy: ValuePolicy = 'exact'): Promise<unknown[][]> {
+    const { columns, rows } = await this.#collect(this.#text(sql, values))
+    return policyRows(exactRows(columns, rows), policy)
+  }
+
+  /** Rows as they arrive, in chunks of at most 2,048; an interrupted stream ends without an error (see `interrupted`). */
+  async *stream(sql: string, values?: BoundValues, policy: ValuePolicy = 'exact'): AsyncGenerator<Row[]> {
+    for await (const piece of this.#pieces(this.#text(sql, values))) {
+      const rows = rowObjects(piece.columns, exactRows(piece.columns, piece.rows), policy)
+      for (let i = 0; i < rows.length; i += STREAM_ROWS) yield rows.slice(i, i + STREAM_ROWS)
+    }
+  }
+
+  async *streamColumn(sql: string, values?: BoundValues): AsyncGenerator<unknown[]> {
+    for await (const piece of this.#pieces(this.#text(sql, values))) {
+      const column = exactRows(piece.columns, piece.rows).map((row) => row[0])
+      for (let i = 0; i < column.length; i += STREAM_ROWS) yield column.slice(i, i + STREAM_ROWS)
+    }
+  }
+
+  /** The client's pieces, holding the session (when there is one) until the reader stops. */
+  async *#pieces(sql: string): AsyncGenerator<QueryResult> {
+    const sessionId = this.#sessionId
+    const release = sessionId ? await this.#acquire() : () => undefined
+    const queryId = randomUUID()
+    this.#running.add(queryId)
+    try {
+      for await (const piece of this.client.stream(sql, { queryId, signal: this.#abort.signal, sessionId })) if (piece.rows.length) yield piece
+    } catch (e) {
+      if (e instanceof ClickHouseError && e.kind === 'cancelled' && this.#stopped) return
+      if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      throw e
+    } finally {
+      this.#running.delete(queryId)
+      release()
+    }
+  }
+
+  /** The result in RowBinary, its types from DESCRIBE, read into typed column chunks (./rowBinary). */
+  async scan(sql: string, values?: BoundValues): Promise<ScanChunk[]> {
+    const text = this.#text(sql, values)
+    const described = await this.#call((o) => this.client.query(`DESCRIBE (${text})`, o))
+    const types = described.rows.map((r) => String(r[1]))
+    let queryId = ''
+    const bytes = await this.#call((o) => ((queryId = o.queryId!), this.client.bytes(text, 'RowBinary', o)))
+    return scanChunks(bytes, types, queryId)
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const staging = this.#begin()
+    try {
+      const out = await work()
+      await this.host.exclusive(() => staging.commit())
+      return out
+    } catch (e) {
+      await staging.discard(true)
+      throw e
+    } finally {
+      this.#staging = null
+    }
+  }
+
+  async snapshot<T>(work: () => Promise<T>): Promise<T> {
+    const staging = this.#begin()
+    try {
+      return await work()
+    } finally {
+      this.#staging = null
+      await staging.discard(true)
+    }
+  }
+
+  #begin(): Staging {
+    if (this.#staging) throw new Error('a transaction is already open on this connection')
+    this.#staging = new Staging(this.#exec, this.host.database)
+    return this.#staging
+  }
+
+  /** Adds the columns `table` lacks (18.16 has no ADD COLUMN IF NOT EXISTS), and to this transaction's staging of it. */
+  async addColumns(table: string, columns: readonly { id: string; dataType: ColumnType }[]): Promise<void> {
+    if (columns.length === 0) return
+    await this.host.exclusive(async () => {
+      const stage = this.#staging?.stages.get(table)
+      for (const target of stage ? [table, stage] : [table]) {
+        const have = new Set((await this.#exec.rows(`SELECT name FROM system.columns WHERE database = ${quoteString(this.host.database)} AND table = ${quoteString(target)}`)).map((r) => String(r[0])))
+        for (const c of columns) {
+          if (have.has(c.id)) continue
+          await this.#exec.command(`ALTER TABLE ${quoteName(target)} ADD COLUMN ${quoteName(c.id)} ${COLUMN_TYPES[c.dataType]}`)
+          have.add(c.id)
+        }
+      }
+    })
+  }
+
+  /** Streams the rows as TabSeparated into the table (every column, in order); see the class comment for where they go. */
+  async appendRows(table: string, types: readonly AppendType[], rows: readonly (readonly unknown[])[], options: { temp?: boolean; between?: () => Promise<void> } = {}): Promise<void> {
+    const between = options.between
+    async function* lines(): AsyncGenerator<string> {
+      for (let start = 0; start < rows.length; start += PART_ROWS) {
+        for (let r = start; r < Math.min(rows.length, start + PART_ROWS); r++) yield tsvLine(rows[r], types)
+        if (between && start + PART_ROWS < rows.length) await between()
+      }
+    }
+    if (rows.length === 0) return
+    if (options.temp) {
+      await this.#call((o) => this.client.insertLines(quoteName(table), lines(), o))
+      return
+    }
+    await this.#write(async (staging) => {
+      const target = await staging.target(table)
+      await this.#call((o) => this.client.insertLines(quoteName(target), lines(), o), true)
+    })
+  }
+
+  async localDateSql(): Promise<(xwhen: string) => string> {
+    const zone = quoteString(this.timeZone)
+    return (xwhen) => `toDate(toDateTime(intDiv(${xwhen}, 1000)), ${zone})`
+  }
+
+  async statementCount(sql: string): Promise<number> {
+    return statementsOf(sql).length
+  }
+
+  /**
+   * Whether the (first) statement is a query, its placeholders, and its columns with their
+   * ClickHouse type names from `DESCRIBE (query)` (nothing runs). A text with placeholders is not
+   * described: 18.16 cannot prepare it without values.
+   */
+  async describeQuery(sql: string): Promise<{ select: boolean; parameters: number; columns: { name: string; type: unknown }[] }> {
+    const text = statementsOf(sql)[0] ?? ''
+    const select = ['SELECT', 'WITH'].includes(firstKeyword(text))
+    const parameters = placeholderCount(text)
+    if (!select || parameters > 0) return { select, parameters, columns: [] }
+    const described = await this.#call((o) => this.client.query(`DESCRIBE (${text})`, o))
+    return { select, parameters, columns: described.rows.map((r) => ({ name: String(r[0]), type: String(r[1]) })) }
+  }
+
+  /**
+   * How far the running statements are, in percent, from `system.processes` (./progress); negative
+   * when nothing runs or the server cannot tell.
+   */
+  get progress(): number {
+    return this.#progressPoll.value
+  }
+
+  /** Stops the queries now running on this connection (KILL QUERY by their ids); later queries run. */
+  interrupt(): void {
+    if (!this.#open) return
+    this.#stopped = true
+    const running = this.#abort
+    this.#abort = new AbortController()
+    running.abort()
+  }
+
+  get interrupted(): boolean {
+    return this.#stopped
+  }
+
+  /** Whether a query of this connection is running now. */
+  get busy(): boolean {
+    return this.#running.size > 0
+  }
+
+  close(): void {
+    if (!this.#open) return
+    this.#open = false
+    this.host.closed(this)
+  }
+}
