@@ -168,8 +168,8 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
   /** Users per group: the OR of a group's bitmaps in each chunk, counted and summed over the chunks. */
   const users = (bitmap: string, from: string, by: string[]) => chunkedUsersSql(from, by, 'w', d.bitmapUnion(bitmap), d)
   return `WITH scan AS MATERIALIZED (${scan}),
-    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll()}),
-    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll()}),
+    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll(byReturn ? ['period', 'w'] : ['period', 'd', 'w'])}),
+    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll(byReturn ? ['period', 'd', 'w'] : ['period', 'w'])}),
     ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
       SELECT a.period AS s, b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
       FROM fm a JOIN rm b ON b.w = a.w AND b.period BETWEEN a.period AND a.period + ${p.add(req.duration)})${req.mode === 'onOrAfter' ? `,

@@ -176,7 +176,7 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
       WITH base AS (${baseSql(env, req, p)})
       SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure, env.dialect)} AS a
       FROM base
-      ${dimList.length > 0 ? env.dialect.groupByAll() : ''}`
+      ${dimList.length > 0 ? env.dialect.groupByAll(dimList) : ''}`
     const result = await env.query(sql, p)
     const rows = result.map((r) => ({ value: valueOf(req.measure, r.a), byValue: dimList.map((d) => String(r[d])) }))
     // largest value first (no value last); among equals, known values before unknown ones, then by label

@@ -4,8 +4,8 @@ import type { SqlType } from '../dialect'
 export interface QueryPart {
   /** Aggregate: any one value of the group. */
   anyValue(expr: string): string
-  /** GROUP BY every selected column that is not an aggregate. */
-  groupByAll(): string
+  /** GROUP BY every selected column that is not an aggregate: `columns` (names or aliases of the SELECT list). */
+  groupByAll(columns: string[]): string
   /** Every column of row `row` but `except`, in a SELECT list. */
   allColumnsBut(row: string, except: string[]): string
   /** A statement that (re)creates temp table `name` from a SELECT. */
