@@ -1,0 +1,296 @@
+import type { Dialect, SqlParams } from '../../src-main/warehouse/dialect'
+
+/**
+ * The Dialect's parts as one table of cases, run by dialect.test.ts on ClickHouse 18.16 (the
+ * ClickHouse dialect) and on DuckDB (the DuckDB dialect) over the same rows, each with values
+ * computed by hand. A case is a SELECT list over the events `e` (the rows below) with an optional
+ * WHERE; every answer is normalised (bigint and booleans to numbers) before it is compared.
+ */
+export interface Case {
+  name: string
+  /** The project's time zone the case runs in. */
+  zone: string
+  /** The selected expressions (one row expected per event, in `id` order, unless `aggregate`). */
+  select: (d: Dialect, p: SqlParams) => string
+  where?: (d: Dialect, p: SqlParams) => string
+  /** The FROM clause: the events `e` unless given. */
+  from?: (d: Dialect) => string
+  /** Ends the statement (GROUP BY ..., ORDER BY ...); rows are ordered by e.id without it. */
+  tail?: (d: Dialect) => string
+  aggregate?: boolean
+  /** The selected rows, each an array of column values. */
+  rows: unknown[][]
+}
+
+/** One event row: epoch ms, and the property values (s string, n number, b boolean, tags list). */
+export interface EventRow {
+  id: number
+  /** distinct_id */
+  uid: number
+  ms: number
+  s: string | null
+  n: number | null
+  b: boolean | null
+  tags: string[]
+}
+
+const at = (iso: string) => Date.parse(iso)
+
+/**
+ * Events around the edges: a new year in Shanghai, New York's spring-forward (2024-03-10, 02:00
+ * EST -> 03:00 EDT) and fall-back (2024-11-03, 02:00 EDT -> 01:00 EST) days, a month end, a Sunday
+ * and the Monday after, milliseconds.
+ */
+export const EVENTS: EventRow[] = [
+  { id: 1, uid: 1, ms: at('2023-12-31T15:59:59.999Z'), s: 'apple', n: 5, b: true, tags: ['a', 'b', 'a'] }, // Shanghai 2023-12-31 23:59:59.999 (Sunday)
+  { id: 2, uid: 2, ms: at('2023-12-31T16:00:00.000Z'), s: 'Apple pie', n: 2.5, b: false, tags: [] }, // Shanghai 2024-01-01 00:00 (Monday)
+  { id: 3, uid: 1, ms: at('2024-03-10T06:59:59.000Z'), s: null, n: null, b: null, tags: ['x'] }, // New York 01:59:59 EST
+  { id: 4, uid: 3, ms: at('2024-03-10T07:00:00.250Z'), s: 'pear', n: -7, b: true, tags: ['b', 'c'] }, // New York 03:00:00.250 EDT
+  { id: 5, uid: 2, ms: at('2024-11-03T05:30:00.000Z'), s: 'a,"b"', n: 1e15, b: false, tags: [] }, // New York 01:30 EDT
+  { id: 6, uid: 3, ms: at('2024-11-03T06:30:00.000Z'), s: 'line\nbreak', n: 0.1, b: true, tags: ['a'] }, // New York 01:30 EST
+  { id: 7, uid: 1, ms: at('2024-03-31T12:00:00.000Z'), s: 'apple', n: 5, b: null, tags: ['c'] }, // a month's last day everywhere here
+]
+
+const SH = 'Asia/Shanghai'
+const NY = 'America/New_York'
+const local = (d: Dialect) => d.localTime('e.xwhen')
+const stamp = (d: Dialect, x: string) => d.formatStamp(x)
+const ids = (list: number[]) => (d: Dialect) => `e.id IN (${list.join(', ')})`
+
+export const CASES: Case[] = [
+  // time
+  {
+    name: 'local time and its day number, Shanghai across the new year',
+    zone: SH,
+    select: (d) => `${stamp(d, local(d))}, ${d.dayNumber(d.cast(local(d), 'date'))}`,
+    where: ids([1, 2]),
+    rows: [['2023-12-31 23:59:59', 20231231], ['2024-01-01 00:00:00', 20240101]],
+  },
+  {
+    name: 'local time across New York DST changes (23-hour and 25-hour days)',
+    zone: NY,
+    select: (d) => `${stamp(d, local(d))}, ${d.dayNumber(d.cast(local(d), 'date'))}`,
+    where: ids([3, 4, 5, 6]),
+    rows: [['2024-03-10 01:59:59', 20240310], ['2024-03-10 03:00:00', 20240310], ['2024-11-03 01:30:00', 20241103], ['2024-11-03 01:30:00', 20241103]],
+  },
+  {
+    name: 'day, week (Monday) and month starts, Shanghai',
+    zone: SH,
+    select: (d) => ['day', 'week', 'month'].map((u) => stamp(d, d.periodStart(u as 'day', local(d)))).join(', '),
+    where: ids([1, 2, 7]),
+    rows: [
+      ['2023-12-31 00:00:00', '2023-12-25 00:00:00', '2023-12-01 00:00:00'],
+      ['2024-01-01 00:00:00', '2024-01-01 00:00:00', '2024-01-01 00:00:00'],
+      ['2024-03-31 00:00:00', '2024-03-25 00:00:00', '2024-03-01 00:00:00'],
+    ],
+  },
+  {
+    name: 'hour and minute starts on the DST days, New York',
+    zone: NY,
+    select: (d) => `${stamp(d, d.periodStart('hour', local(d)))}, ${stamp(d, d.periodStart('minute', local(d)))}`,
+    where: ids([4, 6]),
+    rows: [['2024-03-10 03:00:00', '2024-03-10 03:00:00'], ['2024-11-03 01:00:00', '2024-11-03 01:30:00']],
+  },
+  {
+    name: 'week and month starts of dates (calendar periods)',
+    zone: SH,
+    select: (d) =>
+      `${d.dayNumber(d.cast(d.periodStart('week', d.cast("'2024-01-07'", 'date')), 'date'))}, ${d.dayNumber(d.cast(d.periodStart('month', d.cast("'2024-02-29'", 'date')), 'date'))}`,
+    where: ids([1]),
+    rows: [[20240101, 20240201]],
+  },
+  {
+    name: 'interval arithmetic: a month before a month end, a week, a day, an hour across spring-forward',
+    zone: NY,
+    select: (d) =>
+      [['1', 'month'], ['1', 'week'], ['1', 'day'], ['2', 'hour'], ['90', 'minute']].map(([n, u]) => stamp(d, `(${local(d)} - ${d.interval(n, u as 'day')})`)).join(', '),
+    where: ids([4, 7]),
+    rows: [
+      ['2024-02-10 03:00:00', '2024-03-03 03:00:00', '2024-03-09 03:00:00', '2024-03-10 01:00:00', '2024-03-10 01:30:00'],
+      ['2024-02-29 08:00:00', '2024-03-24 08:00:00', '2024-03-30 08:00:00', '2024-03-31 06:00:00', '2024-03-31 06:30:00'],
+    ],
+  },
+  {
+    name: 'whole days and months between dates (datediff counts boundaries)',
+    zone: SH,
+    select: (d) => {
+      const date = (t: string) => d.cast(`'${t}'`, 'date')
+      return `${d.cast(d.diff('day', date('2023-12-30'), date('2024-01-03')), 'integer')}, ${d.cast(d.diff('month', date('2024-01-31'), date('2024-02-01')), 'integer')}, ${d.cast(d.diff('month', date('2023-12-31'), date('2024-03-01')), 'integer')}`
+    },
+    where: ids([1]),
+    rows: [[4, 1, 3]],
+  },
+  {
+    name: 'the days of a range, over a new year (count, first, last)',
+    zone: SH,
+    select: (d) => `count(*), min(${d.dayNumber('d')}), max(${d.dayNumber('d')})`,
+    from: (d) => d.days(d.cast("'2023-12-30'", 'date'), d.cast("'2024-01-04'", 'date')),
+    aggregate: true,
+    rows: [[5, 20231230, 20240103]],
+  },
+  {
+    name: 'now as local time, and a parsed local stamp compared with it',
+    zone: SH,
+    select: (d, p) => {
+      const now = d.localNow(Date.parse('2024-01-01T04:05:06.789Z'))
+      return `${stamp(d, now)}, ${stamp(d, d.parseStamp(p, '2024/01/01 12:05'))}, CASE WHEN ${d.parseStamp(p, '2024/01/01 12:05:06')} <= ${now} THEN 1 ELSE 0 END`
+    },
+    where: ids([1]),
+    rows: [['2024-01-01 12:05:06', '2024-01-01 12:05:00', 1]],
+  },
+  {
+    name: 'epoch micros and millis of an instant; slashed and export stamps in the zone',
+    zone: NY,
+    select: (d) => `${d.cast(d.epochMicros('e.xwhen'), 'bigint')}, ${d.epochMillis('e.xwhen')}, ${d.formatSlashed('e.xwhen')}, ${d.exportStamp('e.xwhen')}`,
+    where: ids([4, 5]),
+    rows: [
+      [1710054000250000, 1710054000250, '2024/03/10 03:00:00', '2024-03-10 03:00:00.250'],
+      [1730611800000000, 1730611800000, '2024/11/03 01:30:00', '2024-11-03 01:30:00'],
+    ],
+  },
+
+  // users: exact distinct counts; a "bitmap" of ids on ClickHouse is an array, on DuckDB a bitstring
+  {
+    name: 'distinct counts, with a condition and with a NULL-valued condition',
+    zone: SH,
+    select: (d) => `${d.distinctCount('e.s')}, ${d.distinctCount('e.s', 'e.n > 1')}, ${d.distinctCount('e.s', 'e.b')}`,
+    aggregate: true,
+    rows: [[5, 3, 3]],
+  },
+  {
+    name: 'bitmaps of users: counts, an intersection, an empty group, users by condition',
+    zone: SH,
+    select: (d) =>
+      [
+        d.bitmapCount(d.bitmapOf('e.uid')),
+        `COALESCE(${d.bitmapCount(d.bitmapOf('e.uid', 'e.n > 1'))}, 0)`,
+        `COALESCE(${d.bitmapCount(d.bitmapOf('e.uid', 'e.n > 1e20'))}, 0)`,
+        d.bitmapCount(d.bitmapAnd(d.bitmapOf('e.uid', 'e.b'), d.bitmapOf('e.uid', 'e.n > 1'))),
+        d.bitmapCount(d.bitmapIn('e.uid', '3')),
+        d.bitmapUsers('e.uid', 'e.b'),
+        d.bitmapUsers('e.uid', 'e.n > 1e20'),
+      ].join(', '),
+    aggregate: true,
+    rows: [[3, 2, 0, 1, 3, 2, 0]],
+  },
+  {
+    name: 'the union of the bitmaps of groups (NULL group included)',
+    zone: SH,
+    select: (d) => d.bitmapCount(d.bitmapUnion('t.bm')),
+    from: (d) => `(SELECT ${d.bitmapIn('e.uid', '3')} AS bm FROM ev e GROUP BY e.b) t`,
+    aggregate: true,
+    rows: [[3]],
+  },
+  // arrays
+  {
+    name: 'list length, any of a list literal, some element containing, a mapped list',
+    zone: SH,
+    select: (d) =>
+      `${d.length('e.tags')}, ${d.hasAny('e.tags', d.list(["'a'", "'c'"]))}, CASE WHEN ${d.some('e.tags', (x) => d.contains(x, "'b'"))} THEN 1 ELSE 0 END, ${d.hasAny(d.map('e.tags', (x) => `concat(${x}, '!')`), d.list(["'a!'"]))}`,
+    rows: [[3, 1, 1, 1], [0, 0, 0, 0], [1, 0, 0, 0], [2, 1, 1, 0], [0, 0, 0, 0], [1, 1, 0, 1], [1, 1, 0, 0]],
+  },
+  {
+    name: 'values of a list property: distinct elements, an empty list as one NULL',
+    zone: SH,
+    select: () => 't.v, count(*)',
+    from: (d) => `(SELECT ${d.unnest(d.orNullElement(d.distinctElements('e.tags')))} AS v FROM ev e) t`,
+    tail: () => 'GROUP BY t.v ORDER BY t.v NULLS FIRST',
+    rows: [[null, 2], ['a', 2], ['b', 2], ['c', 2], ['x', 1]],
+  },
+  {
+    name: 'collected distinct values and concatenated lists',
+    zone: SH,
+    select: (d) => `${d.length(d.collectDistinct('e.s', 'e.s IS NOT NULL'))}, ${d.length(d.concatLists('e.tags', '1 = 1'))}, ${d.length(d.distinctElements(d.concatLists('e.tags', '1 = 1')))}`,
+    aggregate: true,
+    rows: [[5, 8, 4]],
+  },
+  // text
+  {
+    name: 'contains and ends with (NULL stays NULL)',
+    zone: SH,
+    select: (d) => `${d.contains('e.s', "'pp'")}, ${d.endsWith('e.s', "'e'")}`,
+    rows: [[1, 1], [1, 1], [null, null], [0, 0], [0, 0], [0, 0], [1, 1]],
+  },
+  {
+    name: 'numbers and booleans as text (whole numbers without .0)',
+    zone: SH,
+    select: (d) => `${d.asText('e.n', 'number')}, ${d.asText('e.b', 'boolean')}, ${d.asText('e.s', 'string')}`,
+    where: ids([1, 2, 3, 4, 6]),
+    rows: [['5', 'true', 'apple'], ['2.5', 'false', 'Apple pie'], [null, null, null], ['-7', 'true', 'pear'], ['0.1', 'true', 'line\nbreak']],
+  },
+  {
+    name: 'a local time as text',
+    zone: SH,
+    select: (d) => d.asText(local(d), 'datetime'),
+    where: ids([1]),
+    rows: [['2023-12-31 23:59:59']],
+  },
+  // numbers
+  {
+    name: 'integer division, bit operations on 64-bit values',
+    zone: SH,
+    select: (d) => {
+      const one = d.cast('1', 'bigint')
+      return `${d.intDiv('-7', '2')}, ${d.intDiv('7', '2')}, ${d.bitOr([one, d.cast('2', 'bigint'), d.cast('8', 'bigint')])}, ${d.bitAnd(d.cast('13', 'bigint'), '6')}, ${d.shiftLeft(one, '40')}, ${d.shiftRight(d.cast('1099511627776', 'bigint'), '38')}`
+    },
+    where: ids([1]),
+    rows: [[-3, 3, 11, 4, 1099511627776, 4]],
+  },
+  {
+    name: 'bitwise OR of a group, and of no rows (NULL)',
+    zone: SH,
+    select: (d) => `${d.bitOrAgg('e.uid')}, (SELECT ${d.bitOrAgg('x.uid')} FROM ev x WHERE x.n > 1e20)`,
+    aggregate: true,
+    rows: [[3, null]],
+  },
+  {
+    name: 'a series unnested, and a series as a table',
+    zone: SH,
+    select: () => 'sum(t.k), count(*)',
+    from: (d) => `(SELECT ${d.unnest(d.series('2', '6'))} AS k) t`,
+    aggregate: true,
+    rows: [[14, 4]],
+  },
+  {
+    name: 'a series table: its rows',
+    zone: SH,
+    select: () => 'count(*), sum(t.b), min(t.b)',
+    from: (d) => d.seriesTable('0', '3', 't', 'b'),
+    aggregate: true,
+    rows: [[3, 3, 0]],
+  },
+  ...[4, 7, 20, 1].map((n) => ({
+    name: `discrete quantiles of 1..${n} (DuckDB's quantile_disc), and every`,
+    zone: SH,
+    select: (d: Dialect) => `${d.quantile('t.b', 0.95)}, ${d.quantile('t.b', 0.5)}, ${d.quantile('t.b', 0.25)}, ${d.every('t.b > 0')}, ${d.every('t.b > 1')}`,
+    from: (d: Dialect) => d.seriesTable('1', String(n + 1), 't', 'b'),
+    aggregate: true,
+    rows: [{ 4: [4, 2, 1, 1, 0], 7: [7, 4, 2, 1, 0], 20: [19, 10, 5, 1, 0], 1: [1, 1, 1, 1, 0] }[n]!],
+  })),
+  {
+    name: 'quantile and every of no rows: NULL',
+    zone: SH,
+    select: (d) => `${d.quantile('t.b', 0.5)}, ${d.every('t.b > 0')}`,
+    from: (d) => d.seriesTable('1', '1', 't', 'b'),
+    aggregate: true,
+    rows: [[null, null]],
+  },
+  // query
+  {
+    name: 'any value of a group, and a GROUP BY of the selected columns (NULL group first)',
+    zone: SH,
+    select: (d) => `e.b, count(*), ${d.anyValue("CASE WHEN e.id = 7 THEN e.s END")}`,
+    tail: (d) => `${d.groupByAll(['e.b'])} ORDER BY e.b NULLS FIRST`,
+    rows: [[null, 2, 'apple'], [0, 2, null], [1, 3, null]],
+  },
+  // user sets
+  {
+    name: 'the value of the smallest keys (ties broken by the next key), ids in a list',
+    zone: SH,
+    select: (d, p) => {
+      return `${d.firstBy('e.s', ['e.n', 'e.id'])}, ${d.firstBy('e.s', ['e.uid', 'e.id'])}, sum(CASE WHEN ${d.inIds('e.uid', [2, 3], p)} THEN 1 ELSE 0 END), sum(CASE WHEN ${d.inIds('e.uid', [], p)} THEN 1 ELSE 0 END)`
+    },
+    aggregate: true,
+    rows: [['pear', 'apple', 4, 0]],
+  },
+]
