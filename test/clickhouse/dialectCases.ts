@@ -51,6 +51,21 @@ export const EVENTS: EventRow[] = [
   { id: 7, uid: 1, ms: at('2024-03-31T12:00:00.000Z'), s: 'apple', n: 5, b: null, tags: ['c'] }, // a month's last day everywhere here
 ]
 
+/** DuckDB's hash of a BIGINT (its MurmurHash64 finaliser), by hand: the rule a stable user sample keeps. */
+export function duckdbHash(id: number): bigint {
+  const M = 0xd6e8feb86659fd93n
+  const mask = (1n << 64n) - 1n
+  let x = BigInt(id) & mask
+  x ^= x >> 32n
+  x = (x * M) & mask
+  x ^= x >> 32n
+  x = (x * M) & mask
+  return x ^ (x >> 32n)
+}
+
+/** The users 1..1000 a 30 % sample keeps: how many, and the sum of their ids. */
+const SAMPLED = Array.from({ length: 1000 }, (_, i) => i + 1).filter((id) => duckdbHash(id) % 10000n < 3000n)
+
 const SH = 'Asia/Shanghai'
 const NY = 'America/New_York'
 const local = (d: Dialect) => d.localTime('e.xwhen')
@@ -198,6 +213,14 @@ export const CASES: Case[] = [
     rows: [[null, 2], ['a', 2], ['b', 2], ['c', 2], ['x', 1]],
   },
   {
+    name: 'list methods on a list aliased x, as the property values query names it (no lambda takes the alias)',
+    zone: SH,
+    select: (d) => `${d.length(d.distinctElements('x'))}, CASE WHEN ${d.some('x', (v) => `${v} = 'a'`)} THEN 1 ELSE 0 END`,
+    from: () => '(SELECT e.tags AS x, e.id AS id FROM ev e) t',
+    tail: () => 'ORDER BY t.id',
+    rows: [[2, 1], [0, 0], [1, 0], [2, 0], [0, 0], [1, 1], [1, 0]],
+  },
+  {
     name: 'collected distinct values and concatenated lists',
     zone: SH,
     select: (d) => `${d.length(d.collectDistinct('e.s', 'e.s IS NOT NULL'))}, ${d.length(d.concatLists('e.tags', '1 = 1'))}, ${d.length(d.distinctElements(d.concatLists('e.tags', '1 = 1')))}`,
@@ -292,5 +315,23 @@ export const CASES: Case[] = [
     },
     aggregate: true,
     rows: [['pear', 'apple', 4, 0]],
+  },
+  // sampling
+  {
+    name: 'a stable 30 % sample of users 1..1000: the same users as DuckDB keeps',
+    zone: SH,
+    select: () => 'count(*), sum(t.b)',
+    from: (d) => d.seriesTable('1', '1001', 't', 'b'),
+    where: (d) => d.userSample(0.3, 't.b'),
+    aggregate: true,
+    rows: [[SAMPLED.length, SAMPLED.reduce((a, b) => a + b, 0)]],
+  },
+  {
+    name: 'a sample of everyone, and of a negative id (hashed as 64 unsigned bits)',
+    zone: SH,
+    select: (d) => `sum(CASE WHEN ${d.userSample(1, 't.b')} THEN 1 ELSE 0 END), sum(CASE WHEN ${d.userSample(0.5, 't.b - 6')} THEN 1 ELSE 0 END)`,
+    from: (d) => d.seriesTable('1', '6', 't', 'b'),
+    aggregate: true,
+    rows: [[5, [-5, -4, -3, -2, -1].filter((id) => duckdbHash(id) % 10000n < 5000n).length]],
   },
 ]

@@ -76,13 +76,13 @@ export function resultText(timeZone: string): ResultTextPart {
   }
 
   /** A non-NULL value as JSON text. */
-  function json(c: string, type: string): string {
+  function json(c: string, type: string, depth = 0): string {
     const { base, nullable } = unwrap(type)
-    const value = jsonOf(c, base)
+    const value = jsonOf(c, base, depth)
     return nullable ? `if(isNull(${c}), 'null', ${value})` : value
   }
 
-  function jsonOf(c: string, base: string): string {
+  function jsonOf(c: string, base: string, depth = 0): string {
     if (isNarrow(base)) return `toString(${c})`
     if (isWide(base)) return `if(${c} BETWEEN -${MAX_SAFE} AND ${MAX_SAFE}, toString(${c}), concat('"', toString(${c}), '"'))`
     if (isFloat(base)) return `if(isFinite(${c}), toString(${c}), concat('"', toString(${c}), '"'))`
@@ -90,10 +90,12 @@ export function resultText(timeZone: string): ResultTextPart {
     if (base === 'Nothing') return `'null'`
     if (base.startsWith('Array(')) {
       const [element] = typeArgs(base)
-      return `concat('[', arrayStringConcat(arrayMap(x -> ${json('x', element)}, ${c}), ','), ']')`
+      // a parameter per depth, named apart from any column of the query (18.16 would put an alias in its place)
+      const x = `_uba_e${depth}`
+      return `concat('[', arrayStringConcat(arrayMap(${x} -> ${json(x, element, depth + 1)}, ${c}), ','), ']')`
     }
     if (base.startsWith('Tuple(')) {
-      const parts = typeArgs(base).map((t, i) => json(`tupleElement(${c}, ${i + 1})`, t.replace(/^[A-Za-z_][A-Za-z0-9_]* (?=[A-Z])/, '')))
+      const parts = typeArgs(base).map((t, i) => json(`tupleElement(${c}, ${i + 1})`, t.replace(/^[A-Za-z_][A-Za-z0-9_]* (?=[A-Z])/, ''), depth))
       return `concat('[', ${parts.join(", ',', ")}, ']')`
     }
     return jsonString(`toString(${c})`)

@@ -44,7 +44,7 @@ export function time(timeZone: string): TimePart {
       const iso = m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}` : text
       return `toDateTime(${p.add(iso)}, 'UTC')`
     },
-    days: (from, to) => `(SELECT arrayJoin(arrayMap(i -> toDate(${from}) + i, range(toUInt32(greatest(0, dateDiff('day', toDate(${from}), toDate(${to}))))))) AS d)`,
+    days: (from, to) => `(SELECT arrayJoin(arrayMap(_uba_i -> toDate(${from}) + _uba_i, range(toUInt32(greatest(0, dateDiff('day', toDate(${from}), toDate(${to}))))))) AS d)`,
     epochMicros: (instant) => `(${instant} * 1000)`,
   }
 }
