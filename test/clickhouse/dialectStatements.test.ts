@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
 import { bind, type Literal } from '../../src-main/warehouse/clickhouse/literal'
-import type { Warehouse } from '../../src-main/warehouse'
-import type { BoundValue } from '../../src-main/warehouse/dialect'
+import type { BoundValue, Warehouse } from '../../src-main/warehouse'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 
 /**
