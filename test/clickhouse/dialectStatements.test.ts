@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
 import { bind, type Literal } from '../../src-main/warehouse/clickhouse/literal'
-import type { BoundValue, Warehouse } from '../../src-main/warehouse'
+import type { BoundValue } from '../../src-main/warehouse'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 
 /**
@@ -135,14 +135,3 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse dialect statements on 18.16'
   })
 })
 
-/** The Warehouse calls the custom SQL part makes, over the client (the executor's are chexec22's). */
-export function sqlConnection(client: ClickHouseClient): Warehouse {
-  const conn = {
-    rows: async (sql: string) => (await client.query(sql)).rows,
-    describeQuery: async (sql: string) => {
-      const { columns } = await client.query(`SELECT * FROM (${sql}) LIMIT 0`)
-      return { select: true, parameters: 0, columns: columns.map((c) => ({ name: c.name, type: c.type })) }
-    },
-  }
-  return conn as unknown as Warehouse
-}

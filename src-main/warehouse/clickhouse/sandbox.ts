@@ -15,6 +15,8 @@ export interface Token {
   text: string
   /** The name a word or quoted name stands for, lower case. */
   name?: string
+  /** Where the token starts in the text. */
+  at: number
 }
 
 const DENIED_FUNCTIONS = /^(file|url|remote|remotesecure|cluster|clusterallreplicas|mysql|postgresql|jdbc|odbc|hdfs|s3|s3cluster|gcs|azureblobstorage|input|executable|sqlite|mongodb|redis|joinget|joingetornull|getsetting|filesystem\w*|dict\w*)$/
@@ -57,23 +59,23 @@ export function tokenize(sql: string): Token[] {
         }
       }
       const text = sql.slice(i, j + 1)
-      tokens.push(c === "'" ? { kind: 'string', text } : { kind: 'quoted', text, name: value.toLowerCase() })
+      tokens.push(c === "'" ? { kind: 'string', text, at: i } : { kind: 'quoted', text, name: value.toLowerCase(), at: i })
       i = j + 1
     } else if (/[A-Za-z_]/.test(c)) {
       const m = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i))!
-      tokens.push({ kind: 'word', text: m[0], name: m[0].toLowerCase() })
+      tokens.push({ kind: 'word', text: m[0], name: m[0].toLowerCase(), at: i })
       i += m[0].length
     } else if (/[0-9.]/.test(c) && /^(\d|\.\d)/.test(sql.slice(i, i + 2))) {
       const m = /^(0x[0-9A-Fa-f]+|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)/.exec(sql.slice(i))!
-      tokens.push({ kind: 'number', text: m[0] })
+      tokens.push({ kind: 'number', text: m[0], at: i })
       i += m[0].length
     } else if (c === '{' || c === '$' || c === '?') {
-      tokens.push({ kind: 'param', text: c })
+      tokens.push({ kind: 'param', text: c, at: i })
       i++
     } else {
       const two = sql.slice(i, i + 2)
       const text = ['<=', '>=', '!=', '<>', '||', '->', '=='].includes(two) ? two : c
-      tokens.push({ kind: 'punct', text })
+      tokens.push({ kind: 'punct', text, at: i })
       i += text.length
     }
   }
@@ -85,6 +87,7 @@ const is = (t: Token | undefined, word: string) => t !== undefined && t.kind ===
 
 /** What the check found: the tokens of the one statement, and where `<database>.` prefixes stand. */
 export interface Inspected {
+  sql: string
   tokens: Token[]
   /** Indexes of tokens (a name and its dot) to drop: the project's own database before a table. */
   drop: Set<number>
@@ -109,7 +112,14 @@ export function inspect(sql: string, scope: SqlScope): Inspected {
   /** Checks the table reference starting at i; returns the index after it. */
   const tableAt = (i: number): number => {
     const t = all[i]
-    if (t?.text === '(') return i // a subquery: its tokens are checked as they come
+    if (t?.text === '(') {
+      // a subquery: its tokens are checked as the scan reaches them; a comma list goes on after it
+      for (let depth = 0, j = i; j < all.length; j++) {
+        if (all[j].text === '(') depth++
+        else if (all[j].text === ')' && --depth === 0) return j + 1
+      }
+      return all.length
+    }
     if (!isName(t)) refused('a table name is missing after FROM or JOIN')
     if (all[i + 1]?.text === '(') refused(`table functions such as ${t.text}() cannot be used: read the project's tables`)
     let table = t.name!
@@ -133,7 +143,7 @@ export function inspect(sql: string, scope: SqlScope): Inspected {
     if (t.name === 'from' || (t.name === 'join' && !arrayJoin)) {
       let j = tableAt(i + 1)
       // FROM a, b: every table of a comma list (aliases and FINAL skipped)
-      while (t.name === 'from' && j < all.length && all[j].text !== '(') {
+      while (t.name === 'from' && j < all.length) {
         if (is(all[j], 'as')) j++
         if (isName(all[j]) && !['where', 'prewhere', 'group', 'order', 'limit', 'having', 'union', 'final', 'sample', 'array', 'left', 'inner', 'any', 'all', 'global', 'join', 'cross', 'full', 'right', 'asof', 'semi', 'anti', 'using', 'on', 'paste'].includes(all[j].name!)) j++
         if (all[j]?.text !== ',') break
@@ -143,16 +153,26 @@ export function inspect(sql: string, scope: SqlScope): Inspected {
     // x IN table reads a table too
     if (t.name === 'in' && isName(all[i + 1]) && all[i + 2]?.text !== '(') tableAt(i + 1)
   }
-  return { tokens: all, drop }
+  return { sql, tokens: all, drop }
 }
 
-/** The text again from its tokens: comments and the trailing `;` gone, `<database>.` dropped. */
-export function writeBack({ tokens, drop }: Inspected): string {
+/**
+ * The text again: the caller's own spacing between tokens, a comment between them as one space,
+ * the trailing `;` gone and the `<database>.` prefixes dropped.
+ */
+export function writeBack({ sql, tokens, drop }: Inspected): string {
   let out = ''
+  let last = -1
   tokens.forEach((t, i) => {
     if (drop.has(i)) return
-    const glue = out === '' || t.text === '.' || t.text === ',' || t.text === ')' || out.endsWith('.') || out.endsWith('(')
-    out += (glue ? '' : ' ') + t.text
+    if (last >= 0) {
+      // the spacing after the last token written (a dropped prefix takes its own spacing with it)
+      const prev = tokens[last]
+      const gap = sql.slice(prev.at + prev.text.length, tokens[last + 1].at)
+      out += /^\s*$/.test(gap) ? gap : ' '
+    }
+    out += t.text
+    last = i
   })
   return out
 }
