@@ -306,6 +306,14 @@ export const CASES: Case[] = [
     tail: (d) => `${d.groupByAll(['e.b'])} ORDER BY e.b NULLS FIRST`,
     rows: [[null, 2, 'apple'], [0, 2, null], [1, 3, null]],
   },
+  {
+    name: 'a record of a row: alias.column readable from outside its query',
+    zone: SH,
+    select: () => 'r.uid, r.id',
+    from: (d) => `(SELECT e.id AS id, ${d.record(['uid', 'id'], 'r')} FROM ev e WHERE e.id IN (2, 4)) t`,
+    tail: () => 'ORDER BY t.id',
+    rows: [[2, 2], [3, 4]],
+  },
   // user sets
   {
     name: 'the value of the smallest keys (ties broken by the next key), ids in a list',

@@ -39,7 +39,7 @@ export const printingDialect: Dialect = {
   typeName: (type) => TYPES[type],
   cast: (expr, type) => `CAST(${expr}, '${TYPES[type]}')`,
   nullOf: (type) => `CAST(NULL, 'Nullable(${TYPES[type]})')`,
-  record: (columns) => `tuple(${columns.join(', ')})`,
+  record: (columns, alias) => `tuple(${columns.join(', ')}) AS ${alias}`,
   columnOf: (ref) => (ref.column === null ? `CAST(NULL, 'Nullable(${TYPES[ref.type]})')` : `${ref.row}.${ref.base ? ref.column : ident(ref.column)}`),
 
   localNow: (ms) => `toDateTime64(${ms / 1000}, 3)`,

@@ -111,7 +111,7 @@ function byFieldsOf(env: Pick<AnalysisEnv, 'lookup' | 'columns'>, value: unknown
  */
 function profiles(columns: Columns, d: Dialect): string {
   if (columns.user.has('e')) return 'profile_vd u JOIN (SELECT distinct_id, xwho FROM profile_vd) e ON e.distinct_id = u.distinct_id'
-  return `(SELECT *, ${d.record(['distinct_id', 'xwho'])} AS e FROM profile_vd) u`
+  return `(SELECT *, ${d.record(['distinct_id', 'xwho'], 'e')} FROM profile_vd) u`
 }
 
 function aggregate(m: Measure, d: Dialect): string {

@@ -57,8 +57,8 @@ export const names: NamesPart = {
   typeName: (type) => CH_TYPES[type],
   cast: (expr, type) => (expr.trim().toUpperCase() === 'NULL' ? nullOf(type) : CONVERT[type](expr)),
   nullOf,
-  // a tuple reads back as an array of its values in column order
-  record: (columns) => `tuple(${columns.join(', ')})`,
+  // a column named `e.xwho` is what `e.xwho` reads when no table is called e (18.16 and current)
+  record: (columns, alias) => columns.map((c) => `${c} AS \`${alias}.${c}\``).join(', '),
   columnOf(ref: ColumnRef) {
     if (ref.column === null) return nullOf(ref.type)
     return ref.base ? `${ref.row}.${ref.column}` : `${ref.row}.${ident(ref.column)}`
