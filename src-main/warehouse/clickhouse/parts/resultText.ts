@@ -70,9 +70,10 @@ export function resultText(timeZone: string): ResultTextPart {
       // current versions only: milliseconds when the value has them
       const ms = `toUnixTimestamp64Milli(${c})`
       const zone = base.includes("'") ? '' : `, ${z}`
-      return `concat(formatDateTime(${c}, '%Y-%m-%d %H:%M:%S'${zone}), if(${ms} % 1000 = 0, '', concat('.', ${millisText(ms)})))`
+      return `concat(toString(toDateTime(${c})${zone}), if(${ms} % 1000 = 0, '', concat('.', ${millisText(ms)})))`
     }
-    return base.includes("'") ? `formatDateTime(${c}, '%Y-%m-%d %H:%M:%S')` : `formatDateTime(${c}, '%Y-%m-%d %H:%M:%S', ${z})`
+    // toString writes yyyy-MM-dd HH:mm:ss on every version (formatDateTime's %M is the month's name on current ones)
+    return base.includes("'") ? `toString(${c})` : `toString(${c}, ${z})`
   }
 
   /** A non-NULL value as JSON text. */
@@ -132,6 +133,6 @@ export function resultText(timeZone: string): ResultTextPart {
       return { sql: `SELECT concat(${fields.length === 1 ? `${fields[0]}, ''` : fields.join(", ',', ")}) AS line FROM ${source}`, values: [] }
     },
     // an instant of epoch milliseconds (the sequence export's e.xwhen), in the project's zone
-    exportStamp: (value) => `concat(formatDateTime(${seconds(value)}, '%Y-%m-%d %H:%M:%S', ${z}), if(${value} % 1000 = 0, '', concat('.', ${millisText(value)})))`,
+    exportStamp: (value) => `concat(toString(${seconds(value)}, ${z}), if(${value} % 1000 = 0, '', concat('.', ${millisText(value)})))`,
   }
 }

@@ -12,7 +12,8 @@ export const text: TextPart = {
   asText(v, type) {
     if (type === 'number') return `if(${v} = trunc(${v}) AND abs(${v}) < 1e15, toString(toInt64(${v})), toString(${v}))`
     if (type === 'boolean') return `if(isNull(${v}), NULL, if(${v} != 0, 'true', 'false'))`
-    if (type === 'datetime') return `formatDateTime(${v}, '%Y-%m-%d %H:%M:%S')`
+    // toString writes yyyy-MM-dd HH:mm:ss on every version (formatDateTime's %M changed meaning)
+    if (type === 'datetime') return `toString(${v})`
     return `toString(${v})`
   },
 }

@@ -37,7 +37,8 @@ export function time(timeZone: string): TimePart {
     diff: (unit, from, to) => `dateDiff('${unit}', toDate(${from}), toDate(${to}))`,
     interval: (n, unit) => `${INTERVAL[unit]}(toInt32(${n}))`,
     dayNumber: (date) => `toYYYYMMDD(${date})`,
-    formatStamp: (local) => `formatDateTime(${local}, '%Y-%m-%d %H:%M:%S')`,
+    // toString, not formatDateTime: %M is the minute on 18.16 but the month's name on current versions
+    formatStamp: (local) => `toString(${local})`,
     parseStamp(p, text) {
       // the domain checked the text's shape; a text of another shape fails in toDateTime as DuckDB's strptime does
       const m = STAMP.exec(text)

@@ -30,7 +30,11 @@ export function userSets(timeZone: string): UserSetsPart {
     firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
     inIds: (id, ids) => (ids.length === 0 ? '0' : `${id} IN (${ids.map((n) => literal(n)).join(', ')})`),
     // given an instant (e.xwhen, epoch ms), as the domain uses it
-    formatSlashed: (instant) => `formatDateTime(${seconds(instant)}, '%Y/%m/%d %H:%M:%S', ${z})`,
+    // toString, then / in the date: formatDateTime's %M is the minute on 18.16, the month's name on current versions
+    formatSlashed: (instant) => {
+      const text = `toString(${seconds(instant)}, ${z})`
+      return `concat(replaceAll(substring(${text}, 1, 10), '-', '/'), substring(${text}, 11))`
+    },
     epochMillis: (instant) => `toInt64(${instant})`,
     // a MergeTree keeps no row order (no rowid on 18.16): ties after the caller's keys stay unordered
     storedOrder: () => 'toUInt8(0)',
