@@ -314,6 +314,13 @@ export const CASES: Case[] = [
     tail: () => 'ORDER BY t.id',
     rows: [[2, 2], [3, 4]],
   },
+  {
+    name: 'every column of a row but some',
+    zone: SH,
+    select: (d) => d.allColumnsBut('e', ['id', 'uid', 'xwhen', 'tags', 'n', 'b'], ['id', 'uid', 'xwhen', 's', 'n', 'b', 'tags']),
+    where: ids([1, 3]),
+    rows: [['apple'], [null]],
+  },
   // user sets
   {
     name: 'the value of the smallest keys (ties broken by the next key), ids in a list',

@@ -74,6 +74,8 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse dialect statements on 18.16'
     await run(d.addPropertyColumn('event_vd', { id: '$city', type: 'string' }))
     await run(d.retypePropertyColumn('event_vd', { id: '$city', type: 'number' }))
     expect(await run(d.tableColumns('event_vd').sql)).toEqual([['distinct_id', 'Int64'], ['xwhen', 'Int64'], ['$city', 'Nullable(Float64)']])
+    const picked = await client.query(`SELECT ${d.allColumnsBut('e', ['distinct_id', 'xwhen'], ['distinct_id', 'xwhen', '$city'])} FROM event_vd e`)
+    expect(picked.columns).toEqual([{ name: '$city', type: 'Nullable(Float64)' }])
     expect(() => d.upsert('shops', [{ id: 'shop_id', type: 'string' }], ['shop_id'])).toThrow(/not available on ClickHouse/)
   })
 
