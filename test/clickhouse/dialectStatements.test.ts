@@ -76,7 +76,47 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse dialect statements on 18.16'
     expect(await run(d.tableColumns('event_vd').sql)).toEqual([['distinct_id', 'Int64'], ['xwhen', 'Int64'], ['$city', 'Nullable(Float64)']])
     const picked = await client.query(`SELECT ${d.allColumnsBut('e', ['distinct_id', 'xwhen'], ['distinct_id', 'xwhen', '$city'])} FROM event_vd e`)
     expect(picked.columns).toEqual([{ name: '$city', type: 'Nullable(Float64)' }])
-    expect(() => d.upsert('shops', [{ id: 'shop_id', type: 'string' }], ['shop_id'])).toThrow(/not available on ClickHouse/)
+    expect(() => d.upsert('shops', [{ id: 'shop_id', type: 'string' }], ['shop_id'])).toThrow(/needs every column of the table/)
+  })
+
+  it('upserts dimension rows: a given value replaces, a left-out one stays, an explicit NULL clears, a new key is added', async () => {
+    const table = [
+      { id: 'id', type: 'string' as const, notNull: true },
+      { id: 'name', type: 'string' as const },
+      { id: 'score', type: 'number' as const },
+      { id: 'extra', type: 'string' as const },
+    ]
+    await run(d.createTable('dim_a', table))
+    await run(d.commentOn('dim_a', 'uba-desk dimension table'))
+    await client.command("INSERT INTO dim_a (id, name, score, extra) VALUES ('a', 'A', 1, 'x'), ('b', 'B', 2, 'y'), ('d', 'D', 4, 'z')")
+    const upsert = d.upsert('dim_a', table.slice(0, 3), ['id'], table)
+    await run(upsert.stage)
+    // per column: its value, then whether the row gave it
+    await client.command(`INSERT INTO ${upsert.staging} VALUES ('a', 1, 'A2', 1, NULL, 0), ('b', 1, NULL, 1, 5, 1), ('c', 1, 'C', 1, 3, 1)`, { settings: session })
+    for (const sql of upsert.apply) await run(sql)
+    expect(await run('SELECT id, name, score, extra FROM dim_a ORDER BY id')).toEqual([
+      ['a', 'A2', 1, 'x'],
+      ['b', null, 5, 'y'],
+      ['c', 'C', 3, null],
+      ['d', 'D', 4, 'z'],
+    ])
+    expect(await run(d.tableOrView('dim_a').sql)).toEqual([['uba-desk dimension table']])
+    expect(await run("SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'dim_a_%'")).toEqual([[0n]])
+  })
+
+  it('upserts by two relation fields', async () => {
+    const table = [
+      { id: 'k1', type: 'string' as const, notNull: true },
+      { id: 'k2', type: 'string' as const, notNull: true },
+      { id: 'v', type: 'number' as const },
+    ]
+    await run(d.createTable('dim_b', table))
+    await client.command("INSERT INTO dim_b VALUES ('a', '1', 1), ('a', '2', 2)")
+    const upsert = d.upsert('dim_b', table, ['k1', 'k2'], table)
+    await run(upsert.stage)
+    await client.command(`INSERT INTO ${upsert.staging} VALUES ('a', 1, '2', 1, 9, 1), ('b', 1, '1', 1, 3, 1)`, { settings: session })
+    for (const sql of upsert.apply) await run(sql)
+    expect(await run('SELECT k1, k2, v FROM dim_b ORDER BY k1, k2')).toEqual([['a', '1', 1], ['a', '2', 9], ['b', '1', 3]])
   })
 
   it('replaces a table by its statements (created, then replaced whole)', async () => {

@@ -22,6 +22,48 @@ export function valueTypeOf(engineType: string): ValueType {
   return 'number'
 }
 
+/** Staged columns are named `_uba_c<i>` / `_uba_g<i>` (given), apart from any checked column id. */
+const STAGING = '_uba_staged_rows'
+
+/**
+ * An upsert as 18.16 can write it: the table is rebuilt beside (rows whose key is not staged as
+ * they are; rows whose key is staged with each given value; staged rows with a new key) and
+ * swapped in by one RENAME, so a reader sees the old rows or the new ones.
+ */
+function upsertByRebuild(name: string, columns: TableColumn[], keys: string[], table: TableColumn[]) {
+  const t = ident(name)
+  const next = ident(`${name}__next`)
+  const old = ident(`${name}__old`)
+  const staged = columns.map((c, i) => ({ id: c.id, col: `_uba_c${i}`, given: `_uba_g${i}`, type: c.type }))
+  const defs = staged.flatMap((c) => [`${c.col} ${c.type === 'array<string>' ? CH_TYPES[c.type] : `Nullable(${CH_TYPES[c.type]})`}`, `${c.given} UInt8`])
+  const keyed = staged.filter((c) => keys.includes(c.id))
+  // one key is compared as itself: current versions do not match tuple(x) against a one-column subquery
+  const row = (cols: string[]) => (cols.length === 1 ? cols[0] : `(${cols.join(', ')})`)
+  const keyTuple = row(keys.map(ident))
+  const stagedKeys = `(SELECT ${keyed.map((c) => c.col).join(', ')} FROM ${STAGING})`
+  const merged = table.map((col) => {
+    const s = staged.find((c) => c.id === col.id)
+    return !s || keys.includes(col.id) ? ident(col.id) : `if(${s.given} != 0, ${s.col}, ${ident(col.id)})`
+  })
+  // the join's right side names each key as the table does (USING), the rest apart; current versions want its alias
+  const right = `(SELECT ${staged.map((c) => (keys.includes(c.id) ? `${c.col} AS ${ident(c.id)}` : `${c.col}, ${c.given}`)).join(", ")} FROM ${STAGING}) AS _uba_s`
+  const all = table.map((c) => ident(c.id)).join(', ')
+  return {
+    stage: `CREATE TEMPORARY TABLE ${STAGING} (${defs.join(', ')}) ENGINE = Memory`,
+    staging: STAGING,
+    apply: [
+      `DROP TABLE IF EXISTS ${next}`,
+      `CREATE TABLE ${next} AS ${t}`,
+      `INSERT INTO ${next} (${all}) SELECT ${all} FROM ${t} WHERE ${keyTuple} NOT IN ${stagedKeys}`,
+      `INSERT INTO ${next} (${all}) SELECT ${merged.join(', ')} FROM ${t} ALL INNER JOIN ${right} USING (${keys.map(ident).join(', ')})`,
+      `INSERT INTO ${next} (${staged.map((c) => ident(c.id)).join(', ')}) SELECT ${staged.map((c) => c.col).join(', ')} FROM ${STAGING} WHERE ${row(keyed.map((c) => c.col))} NOT IN (SELECT ${keys.map(ident).join(', ')} FROM ${t})`,
+      `RENAME TABLE ${t} TO ${old}, ${next} TO ${t}`,
+      `DROP TABLE ${old}`,
+      `DROP TEMPORARY TABLE ${STAGING}`,
+    ],
+  }
+}
+
 const catalog = (name: string) => `database = currentDatabase() AND name = ${quoteString(name)}`
 
 export const tables: TablesPart = {
@@ -43,10 +85,11 @@ export const tables: TablesPart = {
   addColumn: (name, c) => `ALTER TABLE ${ident(name)} ADD COLUMN ${ident(c.id)} ${columnType(c)}`,
   dropTable: (name, ifExists) => `DROP TABLE ${ifExists ? 'IF EXISTS ' : ''}${ident(name)}`,
   clearTable: (name) => `TRUNCATE TABLE ${ident(name)}`,
-  upsert() {
-    // a row left out keeps the table's other columns, which a rebuild on 18.16 (no UPDATE ... FROM,
-    // no SELECT * EXCEPT) cannot name without the table's whole column list
-    throw new Error('updating dimension table rows is not available on ClickHouse yet: replace the table instead')
+  upsert(name, columns, keys, table) {
+    // a row left out keeps the table's other columns: without UPDATE ... FROM or SELECT * EXCEPT
+    // (18.16), the rebuild must name every column of the table
+    if (!table) throw new Error('updating dimension table rows on ClickHouse needs every column of the table')
+    return upsertByRebuild(name, columns, keys, table)
   },
   // 18.16 has no ADD COLUMN IF NOT EXISTS: the executor adds only columns system.columns lacks
   addPropertyColumn: (table, c) => `ALTER TABLE ${table} ADD COLUMN ${ident(c.id)} ${columnType(c)}`,
