@@ -6,10 +6,13 @@ import { quoteString } from '../../src-main/warehouse/clickhouse/literal'
 import { duckdbDialect } from '../../src-main/warehouse/duckdb/dialect'
 import type { Dialect, SqlParams } from '../../src-main/warehouse/dialect'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { CASES, EVENTS, type Case } from './dialectCases'
+import { EVENTS, TIME_CASES, type Case } from './dialectCases'
+import { VALUE_CASES } from './dialectValueCases'
+
+const CASES = [...TIME_CASES, ...VALUE_CASES]
 
 /**
- * Every case of dialectCases.ts on both engines: the ClickHouse dialect's text on the real
+ * Every case of dialectCases.ts and dialectValueCases.ts on both engines: the ClickHouse dialect's text on the real
  * clickhouse-server 18.16, the DuckDB dialect's text on DuckDB, over the same rows, each
  * answer equal to the hand-computed one.
  */
