@@ -4,9 +4,8 @@ import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
 import { quoteString } from '../../src-main/warehouse/clickhouse/literal'
 import { duckdbDialect } from '../../src-main/warehouse/duckdb/dialect'
-import type { Dialect, SqlParams } from '../../src-main/warehouse/dialect'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { EVENTS, TIME_CASES, type Case } from './dialectCases'
+import { EVENTS, norm, statement, TIME_CASES } from './dialectCases'
 import { VALUE_CASES } from './dialectValueCases'
 
 const CASES = [...TIME_CASES, ...VALUE_CASES]
@@ -16,21 +15,6 @@ const CASES = [...TIME_CASES, ...VALUE_CASES]
  * clickhouse-server 18.16, the DuckDB dialect's text on DuckDB, over the same rows, each
  * answer equal to the hand-computed one.
  */
-
-/** bigint and boolean answers as numbers, so both engines' answers compare with one expected row. */
-function norm(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number(v)
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (Array.isArray(v)) return v.map(norm)
-  return v
-}
-
-function statement(c: Case, d: Dialect, p: SqlParams): string {
-  const from = c.from ? c.from(d) : 'ev e'
-  const where = c.where ? ` WHERE ${c.where(d, p)}` : ''
-  const tail = c.tail ? ` ${c.tail(d)}` : c.aggregate || c.from ? '' : ' ORDER BY e.id'
-  return `SELECT ${c.select(d, p)} FROM ${from}${where}${tail}`
-}
 
 describe('dialect parts on DuckDB (the same cases as on ClickHouse)', () => {
   let db: DuckDBInstance

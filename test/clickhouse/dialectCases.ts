@@ -151,3 +151,18 @@ export const TIME_CASES: Case[] = [
     ],
   },
 ]
+
+/** bigint and boolean answers as numbers, so both engines' answers compare with one expected row. */
+export function norm(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v)
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (Array.isArray(v)) return v.map(norm)
+  return v
+}
+
+export function statement(c: Case, d: Dialect, p: SqlParams): string {
+  const from = c.from ? c.from(d) : 'ev e'
+  const where = c.where ? ` WHERE ${c.where(d, p)}` : ''
+  const tail = c.tail ? ` ${c.tail(d)}` : c.aggregate || c.from ? '' : ' ORDER BY e.id'
+  return `SELECT ${c.select(d, p)} FROM ${from}${where}${tail}`
+}
