@@ -39,7 +39,7 @@ export const printingDialect: Dialect = {
   typeName: (type) => TYPES[type],
   cast: (expr, type) => `CAST(${expr}, '${TYPES[type]}')`,
   nullOf: (type) => `CAST(NULL, 'Nullable(${TYPES[type]})')`,
-  record: (columns) => `tuple(${columns.join(', ')})`,
+  record: (columns, alias) => `tuple(${columns.join(', ')}) AS ${alias}`,
   columnOf: (ref) => (ref.column === null ? `CAST(NULL, 'Nullable(${TYPES[ref.type]})')` : `${ref.row}.${ref.base ? ref.column : ident(ref.column)}`),
 
   localNow: (ms) => `toDateTime64(${ms / 1000}, 3)`,
@@ -95,7 +95,7 @@ export const printingDialect: Dialect = {
   every: (condition) => `min(${condition})`,
 
   anyValue: (expr) => `any(${expr})`,
-  groupByAll: () => 'GROUP BY ALL',
+  groupByAll: (columns) => `GROUP BY ${columns.join(', ')}`,
   allColumnsBut: (row, except) => `${row}.* EXCEPT (${except.join(', ')})`,
   tempTableAs: (name, select) => `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS ${select}`,
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
@@ -106,7 +106,7 @@ export const printingDialect: Dialect = {
     labels
       ? { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT v.1 AS value, v.2 AS label FROM (SELECT arrayJoin(arrayZip({p1:Array(String)}, {p2:Array(String)})) AS v)`, values: [values, labels] }
       : { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT DISTINCT arrayJoin({p1:Array(String)}) AS value`, values: [values] },
-  replaceTable: (table, select) => `CREATE OR REPLACE TABLE ${table} ENGINE = MergeTree ORDER BY tuple() AS ${select}`,
+  replaceTable: (table, select) => [`CREATE OR REPLACE TABLE ${table} ENGINE = MergeTree ORDER BY tuple() AS ${select}`],
   firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
   inIds: (id, ids, p) => `has(CAST(${p.add(`[${ids.join(',')}]`)}, 'Array(Int64)'), ${id})`,
   formatSlashed: (local) => `formatDateTime(${local}, '%Y/%m/%d %T')`,

@@ -189,7 +189,7 @@ export const distributionAnalysis: AnalysisModule<DistributionRequest, Distribut
     const m = req.measure
     const intervals = await perUserValues(env, req)
     const q = env.params()
-    const counts = intervals.length === 0 ? [] : await env.query(`SELECT r, ${intervalIndexSql('v', intervals, q)} AS i, count(*) AS users FROM distribution_users ${env.dialect.groupByAll()}`, q)
+    const counts = intervals.length === 0 ? [] : await env.query(`SELECT r, ${intervalIndexSql('v', intervals, q)} AS i, count(*) AS users FROM distribution_users ${env.dialect.groupByAll(['r', 'i'])}`, q)
 
     const rows = new Map<string, DistributionRow>()
     const rowOf = (byValue: string) => {

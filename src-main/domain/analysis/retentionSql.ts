@@ -144,12 +144,12 @@ function bitmapSql(scan: string, req: RetentionRequest, bits: number, p: SqlPara
 }
 
 /** (user, initial period) and (user, return period) sets, joined on the user within `duration` periods. */
-function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, d: Dialect, returns: { columns: string[]; groups: string[] }): string {
+function pairsSql(scan: string, req: RetentionRequest, p: SqlParams, d: Dialect, returns: { columns: string[]; names: string[]; groups: string[] }): string {
   return `WITH scan AS MATERIALIZED (${scan}),
     starts AS MATERIALIZED (SELECT DISTINCT uid, period AS s${req.breakdown && req.breakdown.side !== 'return' ? ', d' : ''} FROM scan WHERE f),
     rets AS (SELECT uid, period AS rp${returns.columns.map((c) => `, ${c}`).join('')} FROM scan WHERE r GROUP BY uid, period${returns.groups.map((g) => `, ${g}`).join('')}),
     pairs AS MATERIALIZED (
-      SELECT st.*, ${d.allColumnsBut('rt', ['uid'])}, rt.rp - st.s AS k
+      SELECT st.*, ${d.allColumnsBut('rt', ['uid'], ['uid', 'rp', ...returns.names])}, rt.rp - st.s AS k
       FROM starts st JOIN rets rt ON rt.uid = st.uid AND rt.rp BETWEEN st.s AND st.s + ${p.add(req.duration)})`
 }
 
@@ -172,8 +172,8 @@ function byValueBitmapSql(scan: string, req: RetentionRequest, bits: number, p: 
   /** Users per group: the OR of a group's bitmaps in each chunk, counted and summed over the chunks. */
   const users = (bitmap: string, from: string, by: string[]) => chunkedUsersSql(from, by, 'w', d.bitmapUnion(bitmap), d)
   return `WITH scan AS MATERIALIZED (${scan}),
-    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll()}),
-    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll()}),
+    fm AS MATERIALIZED (SELECT period, ${byReturn ? '' : 'd, '}${d.intDiv('uid', chunk)} AS w, ${agg} AS fb FROM scan WHERE f ${d.groupByAll(byReturn ? ['period', 'w'] : ['period', 'd', 'w'])}),
+    rm AS MATERIALIZED (SELECT period, ${byReturn ? 'd, ' : ''}${d.intDiv('uid', chunk)} AS w, ${agg} AS rb FROM scan WHERE r ${d.groupByAll(byReturn ? ['period', 'd', 'w'] : ['period', 'w'])}),
     ${req.mode === 'onOrAfter' ? 'exact' : 'cells'} AS MATERIALIZED (
       SELECT d, k, w, ${d.bitmapUnion('kept')} AS kept FROM (
         SELECT b.period - a.period AS k, ${byReturn ? 'b' : 'a'}.d, a.w, ${d.bitmapAnd('a.fb', 'b.rb')} AS kept
@@ -210,7 +210,7 @@ function byValueSql(scan: string, req: RetentionRequest, p: SqlParams, d: Dialec
   const present = `count(*) FILTER (WHERE ${d.bitAnd(`(${d.shiftRight('km', d.cast('b', 'bigint'))})`, 1)} = 1)`
   const one = d.cast('1', 'bigint')
   const users = d.distinctCount('uid')
-  return `${pairsSql(scan, req, p, d, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })},
+  return `${pairsSql(scan, req, p, d, byReturn ? { columns: ['d'], names: ['d'], groups: ['d'] } : { columns: [], names: [], groups: [] })},
     masks AS MATERIALIZED (${req.mode === 'onOrAfter' ? reachMasksSql(word, d) : `
       SELECT uid, d, ${d.intDiv('k', word)} AS kw, ${d.bitOrAgg(d.shiftLeft(one, d.cast(`k % ${word}`, 'bigint')))} AS km FROM pairs GROUP BY uid, d, kw`})
     ${byReturn
@@ -271,7 +271,7 @@ function usersSql(from: string, by: string[], bits: number, p: SqlParams, d: Dia
  */
 function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlParams, d: Dialect): string {
   const { partial, total, cell } = partials(d)[req.measure!.aggregator]
-  return `${pairsSql(scan, req, p, d, { columns: partial.map(([sql, name]) => `${sql} AS ${name}`), groups: [] })}
+  return `${pairsSql(scan, req, p, d, { columns: partial.map(([sql, name]) => `${sql} AS ${name}`), names: partial.map(([, name]) => name), groups: [] })}
     SELECT s, ${nulls(d, 'd', 'k')}, count(*) AS n, ${nulls(d, 'm')} FROM starts GROUP BY s
     UNION ALL SELECT NULL, NULL, NULL, c, NULL FROM (${usersSql('starts', [], bits, p, d)})
     UNION ALL SELECT s, NULL, k, count(*), ${cell ?? total} FROM pairs GROUP BY s, k
@@ -309,7 +309,7 @@ export interface CellAt {
  */
 export function cellUsersSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, cell: CellAt, p: SqlParams): string {
   const byReturn = req.breakdown?.side === 'return'
-  const base = pairsSql(scanSql(env, req, w, p), req, p, env.dialect, byReturn ? { columns: ['d'], groups: ['d'] } : { columns: [], groups: [] })
+  const base = pairsSql(scanSql(env, req, w, p), req, p, env.dialect, byReturn ? { columns: ['d'], names: ['d'], groups: ['d'] } : { columns: [], names: [], groups: [] })
   const where = (own: boolean) => [
     cell.s === null ? 'true' : `s = ${p.add(cell.s)}`,
     cell.d === null || !own ? 'true' : `d = ${p.add(cell.d)}`,

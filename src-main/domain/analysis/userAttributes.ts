@@ -111,7 +111,7 @@ function byFieldsOf(env: Pick<AnalysisEnv, 'lookup' | 'columns'>, value: unknown
  */
 function profiles(columns: Columns, d: Dialect): string {
   if (columns.user.has('e')) return 'profile_vd u JOIN (SELECT distinct_id, xwho FROM profile_vd) e ON e.distinct_id = u.distinct_id'
-  return `(SELECT *, ${d.record(['distinct_id', 'xwho'])} AS e FROM profile_vd) u`
+  return `(SELECT *, ${d.record(['distinct_id', 'xwho'], 'e')} FROM profile_vd) u`
 }
 
 function aggregate(m: Measure, d: Dialect): string {
@@ -176,7 +176,7 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
       WITH base AS (${baseSql(env, req, p)})
       SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure, env.dialect)} AS a
       FROM base
-      ${dimList.length > 0 ? env.dialect.groupByAll() : ''}`
+      ${dimList.length > 0 ? env.dialect.groupByAll(dimList) : ''}`
     const result = await env.query(sql, p)
     const rows = result.map((r) => ({ value: valueOf(req.measure, r.a), byValue: dimList.map((d) => String(r[d])) }))
     // largest value first (no value last); among equals, known values before unknown ones, then by label

@@ -5,6 +5,7 @@ import { dateRange } from '../analysis/request'
 import type { SqlParams } from '../../warehouse/dialect'
 import { badParam } from '../errors'
 import type { PropertyLookup } from '../schema/lookup'
+import { EVENT_BASE_COLUMNS } from '../schema/types'
 import type { MetaDb } from '../../store/meta'
 import { shownValue } from '../schema/shownValues'
 
@@ -60,7 +61,7 @@ export function sequenceSql(
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
   const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
-  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds'])}
+  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', [...EVENT_BASE_COLUMNS], [...EVENT_BASE_COLUMNS, ...scope.columns.event])}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
       AND e.ds BETWEEN ${p.add(dsOf(fields.fromDate))} AND ${p.add(dsOf(fields.toDate))}

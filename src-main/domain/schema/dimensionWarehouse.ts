@@ -62,11 +62,11 @@ export async function addTableColumns(dialect: Dialect, conn: Warehouse, name: s
 /**
  * Upserts by the relation fields: rows are staged in a temporary table, rows whose key exists
  * take the values the request gave (a column the row left out keeps its value, an explicit null
- * clears it), and the other rows are inserted.
+ * clears it), and the other rows are inserted. `table`: every column of the table, when known.
  */
-export async function upsertRows(dialect: Dialect, conn: Warehouse, name: string, types: Map<string, DataType>, relations: string[], rows: PreparedRows): Promise<void> {
+export async function upsertRows(dialect: Dialect, conn: Warehouse, name: string, types: Map<string, DataType>, relations: string[], rows: PreparedRows, table?: WarehouseColumn[]): Promise<void> {
   const columns = rows.columns.map((id) => ({ id, type: types.get(id) as DataType }))
-  const upsert = dialect.upsert(name, columns, relations)
+  const upsert = dialect.upsert(name, columns, relations, table?.map((c) => ({ id: c.id, type: c.dataType })))
   await conn.run(upsert.stage)
   // each value's column is followed by one telling whether the row gave it
   const flagged = rows.rows.map((row) => columns.flatMap((_, i) => [row[i], row[i] !== undefined]))

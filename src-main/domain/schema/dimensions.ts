@@ -200,7 +200,8 @@ export function updateDimensionTable(ctx: DomainContext, scope: ProjectScope, in
       const rows = prepareRows(input.rows, columns, relations)
       await inTransaction(conn, async () => {
         await addTableColumns(ctx.dialect, conn, name, newColumns)
-        if (rows.rows.length > 0) await upsertRows(ctx.dialect, conn, name, columns, relations, rows)
+        const table = [...fields.map((f) => ({ id: f.id, dataType: f.dataType })), ...newColumns]
+        if (rows.rows.length > 0) await upsertRows(ctx.dialect, conn, name, columns, relations, rows, table)
       })
       return newColumns
     })

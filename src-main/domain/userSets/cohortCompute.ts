@@ -73,7 +73,7 @@ const COHORTS: Computation<CohortRow, Outcome> = {
     const userNumber = await inTransaction(conn, async () => {
       const d = ctx.dialect
       const members = `SELECT ${d.cast('distinct_id', 'bigint')} AS distinct_id, ${d.cast('xwho', 'string')} AS xwho FROM (${select}) ORDER BY distinct_id`
-      await conn.run(d.replaceTable(table, members), p.values)
+      for (const statement of d.replaceTable(table, members)) await conn.run(statement, p.values)
       const n = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
       // the run's outcome commits with its members: a crash before the status below is settled at start-up
       await sealOutcome(conn, cohortRunKey(row.id, run), { userNumber: n, now } satisfies SealedCohortRun)

@@ -12,8 +12,12 @@ export interface NamesPart {
   cast(expr: string, type: SqlType): string
   /** NULL of a type. */
   nullOf(type: SqlType): string
-  /** A one-row record of columns, each field named as the column: `{distinct_id, xwho}` of a row. */
-  record(columns: string[]): string
+  /**
+   * Select-list items that make `alias.<column>` readable for each column, from outside the
+   * query too: `{distinct_id, xwho} AS e` of a row (a struct on DuckDB; columns named
+   * `e.distinct_id`, `e.xwho` on ClickHouse, which has no named tuples on 18.16).
+   */
+  record(columns: string[], alias: string): string
   /** A column of a row, or NULL of its type when it has no column. */
   columnOf(ref: ColumnRef): string
 }

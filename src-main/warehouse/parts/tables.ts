@@ -48,7 +48,11 @@ export interface TablesPart {
   dropTable(name: string, ifExists?: boolean): string
   /** Removes every row of a table. */
   clearTable(name: string): string
-  upsert(name: string, columns: TableColumn[], keys: string[]): Upsert
+  /**
+   * `columns` are the columns the rows give; `table`, every column of the table (an engine that
+   * rebuilds rows whole, ClickHouse 18.16 without UPDATE ... FROM, names the others from it).
+   */
+  upsert(name: string, columns: TableColumn[], keys: string[], table?: TableColumn[]): Upsert
   /** Adds a property column to event_vd / profile_vd unless it exists. */
   addPropertyColumn(table: string, column: TableColumn): string
   /** Changes a property column's type (it holds nulls only). */

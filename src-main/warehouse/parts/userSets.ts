@@ -13,8 +13,11 @@ export interface UserSetsPart {
    * (each text once) or, with labels, `value` and `label` side by side.
    */
   valuesTable(name: string, values: string[], labels?: string[]): { sql: string; values: BoundValue[] }
-  /** Replaces table `table` (or creates it) with the rows of `select`. */
-  replaceTable(table: string, select: string): string
+  /**
+   * The statements, run in order, that replace table `table` (or create it) with the rows of
+   * `select` (one on DuckDB; ClickHouse 18.16 builds beside and swaps by RENAME).
+   */
+  replaceTable(table: string, select: string): string[]
   /** Aggregate: the `value` of the row whose `keys` (compared in order) are smallest. */
   firstBy(value: string, keys: string[]): string
   /** Whether `id` is one of the user ids `ids` (bound in `p`). */

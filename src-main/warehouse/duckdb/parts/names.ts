@@ -29,7 +29,7 @@ export const names: NamesPart = {
   typeName: (type) => DUCK_TYPES[type],
   cast: (expr, type) => `CAST(${expr} AS ${DUCK_TYPES[type]})`,
   nullOf: (type) => `NULL::${DUCK_TYPES[type]}`,
-  record: (columns) => `{${columns.map((c) => `'${c}': ${c}`).join(', ')}}`,
+  record: (columns, alias) => `{${columns.map((c) => `'${c}': ${c}`).join(', ')}} AS ${alias}`,
   columnOf(ref: ColumnRef) {
     if (ref.column === null) return `NULL::${DUCK_TYPES[ref.type]}`
     return ref.base ? `${ref.row}.${ref.column}` : `${ref.row}.${ident(ref.column)}`

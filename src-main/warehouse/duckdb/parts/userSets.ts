@@ -9,7 +9,7 @@ export const userSets: UserSetsPart = {
     }
     return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, values: [values] }
   },
-  replaceTable: (table, select) => `CREATE OR REPLACE TABLE ${table} AS ${select}`,
+  replaceTable: (table, select) => [`CREATE OR REPLACE TABLE ${table} AS ${select}`],
   firstBy: (value, keys) => `arg_min(${value}, (${keys.join(', ')}))`,
   inIds: (id, ids, p) => `${id} IN (SELECT unnest(${p.add(`[${ids.join(',')}]`)}::BIGINT[]))`,
   formatSlashed: (local) => `strftime(${local}, '%Y/%m/%d %H:%M:%S')`,

@@ -1,0 +1,22 @@
+import type { Dialect } from '../dialect'
+import { arrays } from './parts/arrays'
+import { customSql } from './parts/customSql'
+import { names } from './parts/names'
+import { numbers } from './parts/numbers'
+import { query } from './parts/query'
+import { resultText } from './parts/resultText'
+import { sample } from './parts/sample'
+import { tables } from './parts/tables'
+import { text } from './parts/text'
+import { time } from './parts/time'
+import { users } from './parts/users'
+import { userSets } from './parts/userSets'
+
+/**
+ * ClickHouse's SQL text (18.16 and current versions: docs/clickhouse.md lists every function it
+ * uses): the parts of the Dialect (../dialect.ts). One per project time zone: 18.16 has no session
+ * time zone, so calendar expressions name the zone themselves.
+ */
+export function clickhouseDialect(timeZone: string): Dialect {
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone) }
+}

@@ -1,0 +1,42 @@
+import type { UserSetsPart } from '../../parts/userSets'
+import { literal, quoteString } from '../literal'
+import { seconds, zoneLiteral } from '../zone'
+
+const strings = (values: string[]) => `CAST(${literal(values)} AS Array(String))`
+
+/**
+ * Sets of users and single users. Values are printed as literals (no server-side parameters on
+ * 18.16); a long list makes a long statement, which the executor allows through max_query_size.
+ */
+export function userSets(timeZone: string): UserSetsPart {
+  const z = zoneLiteral(timeZone)
+  return {
+    tableCount: (table) => `SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = ${quoteString(table)}`,
+    valuesTable(name, values, labels) {
+      if (labels) {
+        return { sql: `CREATE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT value, label FROM (SELECT ${strings(values)} AS value, ${strings(labels)} AS label) ARRAY JOIN value, label`, values: [] }
+      }
+      return { sql: `CREATE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT DISTINCT arrayJoin(${strings(values)}) AS value`, values: [] }
+    },
+    // built beside, then swapped in by one RENAME (18.16 has neither CREATE OR REPLACE nor EXCHANGE):
+    // a reader sees the old rows or the new ones, never no table
+    replaceTable: (table, select) => [
+      `DROP TABLE IF EXISTS ${table}__next`,
+      `CREATE TABLE ${table}__next ENGINE = MergeTree ORDER BY tuple() AS ${select}`,
+      `CREATE TABLE IF NOT EXISTS ${table} AS ${table}__next`,
+      `RENAME TABLE ${table} TO ${table}__old, ${table}__next TO ${table}`,
+      `DROP TABLE ${table}__old`,
+    ],
+    firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
+    inIds: (id, ids) => (ids.length === 0 ? '0' : `${id} IN (${ids.map((n) => literal(n)).join(', ')})`),
+    // given an instant (e.xwhen, epoch ms), as the domain uses it
+    // toString, then / in the date: formatDateTime's %M is the minute on 18.16, the month's name on current versions
+    formatSlashed: (instant) => {
+      const text = `toString(${seconds(instant)}, ${z})`
+      return `concat(replaceAll(substring(${text}, 1, 10), '-', '/'), substring(${text}, 11))`
+    },
+    epochMillis: (instant) => `toInt64(${instant})`,
+    // a MergeTree keeps no row order (no rowid on 18.16): ties after the caller's keys stay unordered
+    storedOrder: () => 'toUInt8(0)',
+  }
+}
