@@ -1,4 +1,5 @@
 import { engineUnavailable } from '../errors'
+import { checkServer } from './clickhouse/serverCheck'
 import type { Dialect } from './dialect'
 import type { Warehouse, Warehouses, WarehouseSession } from '.'
 
@@ -24,10 +25,29 @@ export interface RemoteEngine {
   dialect: Dialect
 }
 
+/** What "Test connection" learned from a server that answered and let the user in. */
+export interface ServerFound {
+  ok: true
+  /** The server's version(), e.g. 18.16.1. */
+  version: string
+  /** Whether the named database exists already (a team's store) or the app will create it. */
+  databaseExists: boolean
+}
+
+/** Why a server could not be used: nothing answered, the user was refused, or it answered an error. */
+export interface ServerRefused {
+  ok: false
+  problem: 'unreachable' | 'auth' | 'error'
+  /** A sentence for the user; never carries the password. */
+  message: string
+}
+
 /** Every project of the data folder, each on its own engine, with the SQL text of that engine. */
 export interface ProjectWarehouses extends Warehouses {
   /** The SQL text of the engine the project's warehouse runs on. */
   dialectOf(appKey: string): Dialect
+  /** Tries a ClickHouse server as a project would use it (works whether or not its engine is built in). */
+  testConnection(connection: RemoteConnection): Promise<ServerFound | ServerRefused>
 }
 
 export interface RouterOptions<E extends Warehouse> {
@@ -69,6 +89,10 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
 
   dialectOf(appKey: string): Dialect {
     return this.route(appKey).dialect
+  }
+
+  testConnection(connection: RemoteConnection): Promise<ServerFound | ServerRefused> {
+    return checkServer(connection)
   }
 
   exists(appKey: string): boolean {

@@ -1,5 +1,7 @@
 import type { MetaDb } from '../../store/meta'
-import type { WarehouseChoice } from '../../warehouse/router'
+import type { RemoteConnection, ServerFound, WarehouseChoice } from '../../warehouse/router'
+import type { DomainContext } from '../context'
+import { badParam } from '../errors'
 
 interface WarehouseRow {
   engine: 'clickhouse'
@@ -38,4 +40,62 @@ export function recordWarehouse(meta: MetaDb, appKey: string, choice: WarehouseC
   meta
     .prepare('INSERT INTO project_warehouses (app_key, engine, url, database, user, password, created_database) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(appKey, choice.engine, url, database, user ?? null, password ?? null, createdDatabase ? 1 : 0)
+}
+
+/** The `warehouse` of a request (create a project, test a connection), as the route schema let it through. */
+export interface WarehouseInput {
+  engine: 'duckdb' | 'clickhouse'
+  url?: string
+  database?: string
+  user?: string
+  password?: string
+}
+
+/** Database names a project may not take: the server's own. */
+const SERVER_DATABASES = new Set(['system', 'information_schema'])
+
+/** A ClickHouse address as the client takes it: http(s), a host, a port at most; nothing else. */
+function serverUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw badParam('warehouse.url', `warehouse.url: ${JSON.stringify(text.slice(0, 100))} is not an address: write http://HOST:8123`)
+  }
+  if (!/^https?:$/.test(url.protocol) || !url.hostname) throw badParam('warehouse.url', 'warehouse.url: the address of a ClickHouse server starts with http:// or https:// (e.g. http://HOST:8123)')
+  if (url.username || url.password) throw badParam('warehouse.url', 'warehouse.url: put the user and password in warehouse.user and warehouse.password, not in the address')
+  if (url.pathname !== '/' || url.search || url.hash) throw badParam('warehouse.url', 'warehouse.url: the address takes a scheme, host and port only (no path, query or fragment)')
+  return url.origin
+}
+
+/** The engine a request asks for, its fields checked; 400 naming the field that is wrong. */
+export function warehouseChoice(input: WarehouseInput | undefined): WarehouseChoice {
+  if (!input || input.engine === 'duckdb') {
+    for (const field of ['url', 'database', 'user', 'password'] as const) {
+      if (input?.[field] !== undefined) throw badParam(`warehouse.${field}`, `warehouse.${field}: only a ClickHouse warehouse takes a ${field}`)
+    }
+    return { engine: 'duckdb' }
+  }
+  if (input.url === undefined) throw badParam('warehouse.url', 'warehouse.url is required for a ClickHouse warehouse')
+  if (input.database === undefined) throw badParam('warehouse.database', 'warehouse.database is required for a ClickHouse warehouse')
+  if (SERVER_DATABASES.has(input.database.toLowerCase())) throw badParam('warehouse.database', `warehouse.database: ${input.database} is the server's own database`)
+  const connection: RemoteConnection = { url: serverUrl(input.url), database: input.database }
+  if (input.user !== undefined) connection.user = input.user
+  if (input.password !== undefined && input.password !== '') connection.password = input.password
+  return { engine: 'clickhouse', connection }
+}
+
+/** Tries the server; a server that cannot be used is a 400 naming `warehouse`, with the reason. */
+export async function testWarehouse(ctx: DomainContext, connection: RemoteConnection): Promise<ServerFound> {
+  const found = await ctx.warehouse.testConnection(connection)
+  if (!found.ok) throw badParam('warehouse', `warehouse: ${found.message}`)
+  return found
+}
+
+/** "Test connection": the server's version and whether the database exists, or a 400 naming what is wrong. */
+export async function testServer(ctx: DomainContext, input: WarehouseInput): Promise<{ version: string; databaseExists: boolean }> {
+  const choice = warehouseChoice(input)
+  if (choice.engine !== 'clickhouse') throw badParam('warehouse.engine', 'warehouse.engine: only a ClickHouse server is tested')
+  const { version, databaseExists } = await testWarehouse(ctx, choice.connection)
+  return { version, databaseExists }
 }

@@ -1,22 +1,6 @@
 import { ClickHouseClient, type ClickHouseConnection } from './client'
 import { ClickHouseError, EngineUnavailableError } from './errors'
-
-/** What "Test connection" learned from a server that answered and let the user in. */
-export interface ServerFound {
-  ok: true
-  /** The server's version(), e.g. 18.16.1. */
-  version: string
-  /** Whether the named database exists already (a team's store) or the app will create it. */
-  databaseExists: boolean
-}
-
-/** Why a server could not be used: nothing answered, the user was refused, or it answered an error. */
-export interface ServerRefused {
-  ok: false
-  problem: 'unreachable' | 'auth' | 'error'
-  /** A sentence for the user; never carries the password. */
-  message: string
-}
+import type { ServerFound, ServerRefused } from '../router'
 
 /** The longest a check waits for the server's answer (an unroutable host would hang much longer). */
 const CHECK_TIMEOUT_MS = 10_000
