@@ -77,7 +77,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
     },
   }, async (request) => ({ ...(await registerProject(ctx, request.body, request.operator)), success: 0 }))
 
-  app.post<{ Body: WarehouseInput }>('/uba/manage/enterprise/warehouse/test', {
+  app.post<{ Body: { warehouse: WarehouseInput } }>('/uba/manage/enterprise/warehouse/test', {
     config,
     schema: {
       tags: ['platform'],
@@ -85,10 +85,15 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
       description:
         'Tries a ClickHouse server as a project would use it (UBA Desk addition): /ping, then one query as the user. Answers the server version and whether the database exists; a server that does not answer, refuses the user or answers an error is a 400 naming `warehouse`, with the reason. Nothing is stored.',
       security: platformSecurity,
-      body: { ...warehouseInput, properties: { ...warehouseInput.properties, engine: { type: 'string', enum: ['clickhouse'], description: 'Only a ClickHouse server is tested.' } } },
+      body: {
+        type: 'object',
+        required: ['warehouse'],
+        additionalProperties: false,
+        properties: { warehouse: { ...warehouseInput, description: 'The warehouse as the create body would give it; only a ClickHouse one is tested.' } },
+      },
       response: responses(serverFound, [400, 401, 415]),
     },
-  }, async (request) => testServer(ctx, request.body))
+  }, async (request) => testServer(ctx, request.body.warehouse))
 
   app.post<{ Params: { appKey: string }; Body: { streamSwitch: boolean } }>('/uba/manage/enterprise/projects/:appKey/stream', {
     config,
