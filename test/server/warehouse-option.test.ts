@@ -144,7 +144,7 @@ describe.skipIf(!clickhouseAvailable())('a project on a ClickHouse server, throu
   })
 
   describe('Test connection', () => {
-    const test = (warehouse: unknown, headers = xtoken()) => s.call('POST', '/uba/manage/enterprise/warehouse/test', { headers, body: { warehouse } })
+    const test = (warehouse: unknown, headers: Record<string, string> = xtoken()) => s.call('POST', '/uba/manage/enterprise/warehouse/test', { headers, body: { warehouse } })
 
     it('answers the server version and whether the database exists', async () => {
       const fresh = await test({ engine: 'clickhouse', url: ch.url, database: 'not_yet', user: READER.user, password: READER.password })
