@@ -73,6 +73,14 @@ describe.skipIf(!clickhouseAvailable())('a project on a ClickHouse server, throu
     expect(detail.body.warehouse).toEqual({ engine: 'clickhouse', url: ch.url, database: 'team_store' })
   })
 
+  it('refuses a database another project of this data folder already uses', async () => {
+    const before = registered()
+    const res = await create({ name: 'Twin', timeZone: 'UTC', warehouse: { engine: 'clickhouse', url: ch.url, database: 'uba_onch' } })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ code: 400, msg: `warehouse.database: uba_onch on ${ch.url} already holds project onch`, data: ['warehouse.database'] })
+    expect(registered()).toBe(before)
+  })
+
   it('keeps the embedded DuckDB as the default, and accepts engine duckdb', async () => {
     expect((await create({ appKey: 'local1', name: 'Local1', timeZone: 'UTC' })).status).toBe(200)
     expect((await create({ appKey: 'local2', name: 'Local2', timeZone: 'UTC', warehouse: { engine: 'duckdb' } })).status).toBe(200)

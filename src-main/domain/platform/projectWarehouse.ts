@@ -85,6 +85,15 @@ export function warehouseChoice(input: WarehouseInput | undefined): WarehouseCho
   return { engine: 'clickhouse', connection }
 }
 
+/**
+ * A database already holding another project of this data folder is refused: two projects would
+ * read and write the same tables (deleted projects keep their database too, see docs/clickhouse.md).
+ */
+export function checkDatabaseFree(meta: MetaDb, connection: RemoteConnection): void {
+  const other = meta.prepare('SELECT app_key FROM project_warehouses WHERE url = ? AND database = ?').pluck().get(connection.url, connection.database) as string | undefined
+  if (other !== undefined) throw badParam('warehouse.database', `warehouse.database: ${connection.database} on ${connection.url} already holds project ${other}`)
+}
+
 /** Tries the server; a server that cannot be used is a 400 naming `warehouse`, with the reason. */
 export async function testWarehouse(ctx: DomainContext, connection: RemoteConnection): Promise<ServerFound> {
   const found = await ctx.warehouse.testConnection(connection)

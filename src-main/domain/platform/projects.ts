@@ -5,7 +5,7 @@ import { preparePlan } from '../schema/plan'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
 import type { WarehouseChoice } from '../../warehouse/router'
-import { recordWarehouse, testWarehouse, warehouseChoice, warehouseView, type WarehouseInput, type WarehouseView } from './projectWarehouse'
+import { checkDatabaseFree, recordWarehouse, testWarehouse, warehouseChoice, warehouseView, type WarehouseInput, type WarehouseView } from './projectWarehouse'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
 
@@ -143,6 +143,7 @@ export async function registerProject(ctx: DomainContext, input: NewProjectReque
   const choice = warehouseChoice(warehouse)
   if (choice.engine === 'duckdb') return createProject(ctx, project, operator)
   checkNewProject(ctx, project.appKey, project.timeZone ?? machineTimeZone())
+  checkDatabaseFree(ctx.meta, choice.connection)
   const found = await testWarehouse(ctx, choice.connection)
   return createProject(ctx, project, operator, { choice, createdDatabase: !found.databaseExists })
 }
