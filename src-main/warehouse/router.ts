@@ -12,17 +12,20 @@ export interface RemoteConnection {
   password?: string
 }
 
-/** The engine one project's data lives on: the data folder's DuckDB, or a ClickHouse server. */
-export type WarehouseChoice = { engine: 'duckdb' } | { engine: 'clickhouse'; connection: RemoteConnection }
+/**
+ * The engine one project's data lives on: the data folder's DuckDB, or a ClickHouse server (with
+ * the project's time zone, which ClickHouse SQL names in every calendar expression).
+ */
+export type WarehouseChoice = { engine: 'duckdb' } | { engine: 'clickhouse'; connection: RemoteConnection; timeZone: string }
 
 /**
  * The ClickHouse side, handed in by the app: `open` makes the warehouses of one project's
- * database (`stagingDir`: the local folder its files to import are read from), `dialect` is the
- * SQL text of that engine.
+ * database (`stagingDir`: the local folder its files to import are read from), `dialect` the SQL
+ * text of that engine for a project's time zone (18.16 has no session zone: the SQL names it).
  */
 export interface RemoteEngine {
   open(options: RemoteConnection & { stagingDir: string }): Warehouses
-  dialect: Dialect
+  dialect(timeZone: string): Dialect
 }
 
 /** What "Test connection" learned from a server that answered and let the user in. */
@@ -73,6 +76,7 @@ interface Route {
  */
 export class WarehouseRouter<E extends Warehouse = Warehouse> implements ProjectWarehouses {
   private readonly remote = new Map<string, Warehouses>()
+  private readonly remoteDialects = new Map<string, Dialect>()
   private closed = false
 
   constructor(private readonly options: RouterOptions<E>) {}
@@ -145,6 +149,11 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
       host = engine.open({ ...choice.connection, stagingDir: this.stagingDirOf(appKey) })
       this.remote.set(appKey, host)
     }
-    return { host, dialect: engine.dialect }
+    let dialect = this.remoteDialects.get(choice.timeZone)
+    if (!dialect) {
+      dialect = engine.dialect(choice.timeZone)
+      this.remoteDialects.set(choice.timeZone, dialect)
+    }
+    return { host, dialect }
   }
 }

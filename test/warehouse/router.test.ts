@@ -18,6 +18,7 @@ let embedded: DuckDBWarehouses
 let remote: DuckDBWarehouses
 let opened: (RemoteConnection & { stagingDir: string })[]
 let choices: Map<string, WarehouseChoice>
+let zones: string[]
 
 function router(withEngine = true): WarehouseRouter {
   return new WarehouseRouter({
@@ -30,7 +31,10 @@ function router(withEngine = true): WarehouseRouter {
             opened.push(options)
             return remote
           },
-          dialect: remoteDialect,
+          dialect: (timeZone) => {
+            zones.push(timeZone)
+            return remoteDialect
+          },
         }
       : undefined,
   })
@@ -44,7 +48,8 @@ beforeEach(() => {
   embedded = new DuckDBWarehouses({ dir: join(dir, 'embedded'), threads: 1, memoryLimit: '256MB' })
   remote = new DuckDBWarehouses({ dir: join(dir, 'remote'), threads: 1, memoryLimit: '256MB' })
   opened = []
-  choices = new Map([['b', { engine: 'clickhouse', connection }]])
+  zones = []
+  choices = new Map<string, WarehouseChoice>([['b', { engine: 'clickhouse', connection, timeZone: 'Asia/Shanghai' }]])
 })
 
 afterEach(async () => {
@@ -75,10 +80,12 @@ describe('the warehouse router: each project reaches its own engine', () => {
     expect(r.exists('c')).toBe(false)
   })
 
-  it('hands each project the dialect of its engine', () => {
+  it('hands each project the dialect of its engine, a ClickHouse one made once per time zone', () => {
     const r = router()
     expect(r.dialectOf('a')).toBe(duckdbDialect)
     expect(r.dialectOf('b')).toBe(remoteDialect)
+    expect(r.dialectOf('b')).toBe(remoteDialect)
+    expect(zones).toEqual(['Asia/Shanghai'])
     expect(r.engineOf('b')).toBe('clickhouse')
     expect(r.engineOf('unknown')).toBe('duckdb')
   })

@@ -21,10 +21,12 @@ function rowOf(meta: MetaDb, appKey: string): WarehouseRow | undefined {
 
 /** Where the project's data lives (a project without a row, or unknown: the embedded DuckDB). */
 export function warehouseChoiceOf(meta: MetaDb, appKey: string): WarehouseChoice {
-  const row = rowOf(meta, appKey)
+  const row = meta
+    .prepare('SELECT w.*, p.time_zone FROM project_warehouses w JOIN projects p ON p.app_key = w.app_key WHERE w.app_key = ?')
+    .get(appKey) as (WarehouseRow & { time_zone: string }) | undefined
   if (!row) return { engine: 'duckdb' }
   const connection = { url: row.url, database: row.database, ...(row.user !== null ? { user: row.user } : {}), ...(row.password !== null ? { password: row.password } : {}) }
-  return { engine: row.engine, connection }
+  return { engine: row.engine, connection, timeZone: row.time_zone }
 }
 
 export function warehouseView(meta: MetaDb, appKey: string): WarehouseView {
@@ -34,12 +36,11 @@ export function warehouseView(meta: MetaDb, appKey: string): WarehouseView {
 }
 
 /** Records a project's ClickHouse database, in the transaction that registers the project. */
-export function recordWarehouse(meta: MetaDb, appKey: string, choice: WarehouseChoice, createdDatabase: boolean): void {
-  if (choice.engine === 'duckdb') return
-  const { url, database, user, password } = choice.connection
+export function recordWarehouse(meta: MetaDb, appKey: string, connection: RemoteConnection, createdDatabase: boolean): void {
+  const { url, database, user, password } = connection
   meta
     .prepare('INSERT INTO project_warehouses (app_key, engine, url, database, user, password, created_database) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(appKey, choice.engine, url, database, user ?? null, password ?? null, createdDatabase ? 1 : 0)
+    .run(appKey, 'clickhouse', url, database, user ?? null, password ?? null, createdDatabase ? 1 : 0)
 }
 
 /** The `warehouse` of a request (create a project, test a connection), as the route schema let it through. */
@@ -68,8 +69,11 @@ function serverUrl(text: string): string {
   return url.origin
 }
 
+/** The engine a request asks for, and for ClickHouse the server to try. */
+export type AskedWarehouse = { engine: 'duckdb' } | { engine: 'clickhouse'; connection: RemoteConnection }
+
 /** The engine a request asks for, its fields checked; 400 naming the field that is wrong. */
-export function warehouseChoice(input: WarehouseInput | undefined): WarehouseChoice {
+export function warehouseChoice(input: WarehouseInput | undefined): AskedWarehouse {
   if (!input || input.engine === 'duckdb') {
     for (const field of ['url', 'database', 'user', 'password'] as const) {
       if (input?.[field] !== undefined) throw badParam(`warehouse.${field}`, `warehouse.${field}: only a ClickHouse warehouse takes a ${field}`)

@@ -4,7 +4,7 @@ import { alreadyExists, badParam, quotaReached } from '../errors'
 import { preparePlan } from '../schema/plan'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
-import type { WarehouseChoice } from '../../warehouse/router'
+import type { RemoteConnection } from '../../warehouse/router'
 import { checkDatabaseFree, recordWarehouse, testWarehouse, warehouseChoice, warehouseView, type WarehouseInput, type WarehouseView } from './projectWarehouse'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
@@ -145,7 +145,7 @@ export async function registerProject(ctx: DomainContext, input: NewProjectReque
   checkNewProject(ctx, project.appKey, project.timeZone ?? machineTimeZone())
   checkDatabaseFree(ctx.meta, choice.connection)
   const found = await testWarehouse(ctx, choice.connection)
-  return createProject(ctx, project, operator, { choice, createdDatabase: !found.databaseExists })
+  return createProject(ctx, project, operator, { connection: choice.connection, createdDatabase: !found.databaseExists })
 }
 
 /** The checks a new project passes before anything is written: its zone, its appKey, the quota. */
@@ -166,7 +166,7 @@ export function createProject(
   ctx: DomainContext,
   input: NewProject,
   operator: Operator | null,
-  remote?: { choice: WarehouseChoice; createdDatabase: boolean },
+  remote?: { connection: RemoteConnection; createdDatabase: boolean },
 ): { appKey: string } {
   const appKey = input.appKey ?? generateAppKey(ctx)
   const timeZone = input.timeZone ?? machineTimeZone()
@@ -184,7 +184,7 @@ export function createProject(
         .prepare('INSERT INTO project_members (app_key, account_id, role_id) VALUES (?, ?, 2)')
         .run(appKey, operator.id)
     }
-    if (remote) recordWarehouse(ctx.meta, appKey, remote.choice, remote.createdDatabase)
+    if (remote) recordWarehouse(ctx.meta, appKey, remote.connection, remote.createdDatabase)
     recordOperation(ctx.meta, operator, 'project.create', appKey)
   })()
   finishCreation(ctx, appKey, timeZone)
