@@ -171,6 +171,8 @@ export function createProject(
   const appKey = input.appKey ?? generateAppKey(ctx)
   const timeZone = input.timeZone ?? machineTimeZone()
   checkNewProject(ctx, appKey, timeZone)
+  // checked again after the server was tried: another creation may have taken the database meanwhile
+  if (remote) checkDatabaseFree(ctx.meta, remote.connection)
 
   ctx.meta.transaction(() => {
     ctx.meta
