@@ -81,6 +81,14 @@ describe.skipIf(!clickhouseAvailable())('a project on a ClickHouse server, throu
     expect(registered()).toBe(before)
   })
 
+  it('gives a database asked for by two creations at once to one of them', async () => {
+    const warehouse = { engine: 'clickhouse', url: ch.url, database: 'uba_race' }
+    const answers = await Promise.all([create({ name: 'RaceA', timeZone: 'UTC', warehouse }), create({ name: 'RaceB', timeZone: 'UTC', warehouse })])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+    expect(answers.find((a) => a.status === 400)!.body.data).toEqual(['warehouse.database'])
+    expect(remoteRows().filter((r) => r.database === 'uba_race')).toHaveLength(1)
+  })
+
   it('keeps the embedded DuckDB as the default, and accepts engine duckdb', async () => {
     expect((await create({ appKey: 'local1', name: 'Local1', timeZone: 'UTC' })).status).toBe(200)
     expect((await create({ appKey: 'local2', name: 'Local2', timeZone: 'UTC', warehouse: { engine: 'duckdb' } })).status).toBe(200)
