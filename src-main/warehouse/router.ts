@@ -81,11 +81,6 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
 
   constructor(private readonly options: RouterOptions<E>) {}
 
-  /** The data folder's own engine, for what only it does (the app's own code and tests). */
-  get embedded(): Warehouses<E> {
-    return this.options.embedded
-  }
-
   /** The engine a project is on. */
   engineOf(appKey: string): WarehouseChoice['engine'] {
     return this.options.choiceOf(appKey).engine
