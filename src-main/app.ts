@@ -17,6 +17,12 @@ import { CollectorListener } from './server/collectorListener'
 import { isLoopbackHost } from './server/security'
 import { openMetaDb } from './store/meta'
 import { DuckDBWarehouses } from './warehouse/duckdb'
+import type { DuckDBWarehouse } from './warehouse/duckdb/connection'
+import type { Warehouses } from './warehouse'
+import { WarehouseRouter, type RemoteEngine } from './warehouse/router'
+import { ClickHouseWarehouses } from './warehouse/clickhouse'
+import { clickhouseDialect } from './warehouse/clickhouse/dialect'
+import { warehouseChoiceOf } from './domain/platform/projectWarehouse'
 import { version } from './version'
 import { duckdbDialect } from './warehouse/duckdb/dialect'
 import { createPrivateFile, privateDir, privateFiles } from './store/private'
@@ -45,8 +51,15 @@ export interface AppOptions {
   importRoots?: string[]
 }
 
-/** The domain's context with the engine it runs on here, for the app's own code and its tests. */
-export type AppContext = Omit<DomainContext, 'warehouse'> & { warehouse: DuckDBWarehouses }
+/**
+ * The domain's context with the engines it runs on here, for the app's own code and its tests.
+ * `warehouse` routes each project to its engine; its connections are typed as DuckDB's too, for
+ * the code and tests that reach DuckDB directly, which they do on embedded projects only.
+ */
+export type AppContext = Omit<DomainContext, 'warehouse'> & { warehouse: Warehouses<DuckDBWarehouse> & WarehouseRouter<DuckDBWarehouse> }
+
+/** The ClickHouse engine projects may be stored on: the executor (`ClickHouseWarehouses`) and its dialect. */
+const clickhouseEngine: RemoteEngine = { open: (options) => new ClickHouseWarehouses(options), dialect: clickhouseDialect }
 
 export interface RunningApp {
   url: string
@@ -68,12 +81,15 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
   createPrivateFile(layout.meta)
   const meta = openMetaDb(layout.meta)
   privateFiles(`${layout.meta}-wal`, `${layout.meta}-shm`)
-  const warehouse = new DuckDBWarehouses({
+  const embedded = new DuckDBWarehouses({
     dir: layout.projects,
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: AppContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
+  const router = new WarehouseRouter({ embedded, embeddedDialect: duckdbDialect, choiceOf: (appKey) => warehouseChoiceOf(meta, appKey), clickhouse: clickhouseEngine })
+  // one object: its connections are DuckDB's on embedded projects (see AppContext)
+  const warehouse = router as AppContext['warehouse']
+  const ctx: AppContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
   ensurePlatform(ctx)
   return ctx
 }

@@ -112,6 +112,17 @@ export interface paths {
                             timeZone?: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
                             collectorOrigins?: string[];
+                            /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
+                            warehouse?: {
+                                /** @enum {string} */
+                                engine: "duckdb" | "clickhouse";
+                                /** @description ClickHouse only: the server's HTTP address. */
+                                url?: string;
+                                /** @description ClickHouse only: the project's database. */
+                                database?: string;
+                                /** @description ClickHouse only, when one was given. */
+                                user?: string;
+                            };
                             /** @description The project API token. */
                             normalToken?: string;
                         }[];
@@ -149,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project
-         * @description Asynchronous: answers `success` 0 at once; read `finish` from the detail. appKey is generated when omitted. Duplicate appKey: 501/50101. Project quota: 501/501.
+         * @description Asynchronous: answers `success` 0 at once; read `finish` from the detail. appKey is generated when omitted. Duplicate appKey: 501/50101. Project quota: 501/501. With a ClickHouse `warehouse`, the server is tried first (a few seconds at most) and nothing is created when it cannot be used.
          */
         post: {
             parameters: {
@@ -168,6 +179,22 @@ export interface paths {
                         name: string;
                         /** @description IANA time zone (UBA Desk addition); default the machine's. */
                         timeZone?: string;
+                        /** @description Where the project's events live (UBA Desk addition). Default: the embedded DuckDB in the data folder. `clickhouse`: a ClickHouse server (18.16 or later) over its HTTP interface; url and database are required, and the server is tried before anything is created (a server that does not answer or refuses the user: 400 naming `warehouse`). */
+                        warehouse?: {
+                            /**
+                             * @description `duckdb` (embedded, the default) or `clickhouse`.
+                             * @enum {string}
+                             */
+                            engine: "duckdb" | "clickhouse";
+                            /** @description The server's HTTP interface: http(s)://HOST:PORT, e.g. http://HOST:8123; no path, query or credentials. */
+                            url?: string;
+                            /** @description The project's database on the server; created with the project when it does not exist (a database that exists is used as it is, and never dropped by UBA Desk). */
+                            database?: string;
+                            /** @description Default: the server's `default` user. */
+                            user?: string;
+                            /** @description Sent to the server only (X-ClickHouse-Key header); kept in the data folder's metadata like the project tokens, never logged and never answered. */
+                            password?: string;
+                        };
                     };
                 };
             };
@@ -279,6 +306,17 @@ export interface paths {
                             timeZone?: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
                             collectorOrigins?: string[];
+                            /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
+                            warehouse?: {
+                                /** @enum {string} */
+                                engine: "duckdb" | "clickhouse";
+                                /** @description ClickHouse only: the server's HTTP address. */
+                                url?: string;
+                                /** @description ClickHouse only: the project's database. */
+                                database?: string;
+                                /** @description ClickHouse only, when one was given. */
+                                user?: string;
+                            };
                             /** @description Creation has completed. */
                             finish?: boolean;
                         };
@@ -315,6 +353,98 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uba/manage/enterprise/warehouse/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a ClickHouse connection
+         * @description Tries a ClickHouse server as a project would use it (UBA Desk addition): /ping, then one query as the user. Answers the server version and whether the database exists; a server that does not answer, refuses the user or answers an error is a 400 naming `warehouse`, with the reason. Nothing is stored.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The warehouse as the create body would give it; only a ClickHouse one is tested. */
+                        warehouse: {
+                            /**
+                             * @description `duckdb` (embedded, the default) or `clickhouse`.
+                             * @enum {string}
+                             */
+                            engine: "duckdb" | "clickhouse";
+                            /** @description The server's HTTP interface: http(s)://HOST:PORT, e.g. http://HOST:8123; no path, query or credentials. */
+                            url?: string;
+                            /** @description The project's database on the server; created with the project when it does not exist (a database that exists is used as it is, and never dropped by UBA Desk). */
+                            database?: string;
+                            /** @description Default: the server's `default` user. */
+                            user?: string;
+                            /** @description Sent to the server only (X-ClickHouse-Key header); kept in the data folder's metadata like the project tokens, never logged and never answered. */
+                            password?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The server's version(), e.g. 18.16.1. */
+                            version: string;
+                            /** @description Whether the database exists already (used as it is) or will be created with the project. */
+                            databaseExists: boolean;
+                        };
+                    };
+                };
+                /** @description Bad request: a parameter is missing or wrong, an object does not exist, or the method is not supported. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or wrong credentials. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not JSON, or the Content-Type is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -1,14 +1,13 @@
 import type { MetaDb } from '../store/meta'
-import type { Warehouses } from '../warehouse'
 import type { Dialect } from '../warehouse/dialect'
+import type { ProjectWarehouses } from '../warehouse/router'
 import type { Background } from './background'
 
 /** What every domain function works on: the two stores and the background runner. */
 export interface DomainContext {
   meta: MetaDb
-  warehouse: Warehouses
-  /** The SQL text of the projects' warehouse engine (DuckDB for every project today). */
-  dialect: Dialect
+  /** Every project's warehouse, each on its engine (the data folder's DuckDB, or a ClickHouse server). */
+  warehouse: ProjectWarehouses
   background: Background
   /** The product version reported as a project's `version`. */
   version: string
@@ -24,4 +23,9 @@ export interface DomainContext {
 export interface Operator {
   id: number
   email: string
+}
+
+/** The SQL text of the engine the project's warehouse runs on. */
+export function dialectOf(ctx: DomainContext, scope: { appKey: string }): Dialect {
+  return ctx.warehouse.dialectOf(scope.appKey)
 }

@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../warehouse'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
 import { needsProfile, propertyColumn, type Columns } from '../expr/filterSql'
 import { eventSql, resolveEvent } from '../expr/eventRefs'
@@ -62,14 +62,14 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
   if (ref.kind === 'user') {
     // profile_vd is read as `e` here
     const base = ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id'
-    const value = ctx.dialect.columnOf({ table: 'profile_vd', row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
+    const value = dialectOf(ctx, scope).columnOf({ table: 'profile_vd', row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
     return { table: 'profile_vd', value, where: 'true', join: '' }
   }
   const lookup = planLookup(ctx.meta, scope.appKey)
   const event = resolveEvent(ctx.meta, scope.appKey, `event.${ref.eventId}`, 'expression', lookup)
-  const where = eventSql(event, { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(currentTime()) }, p)
+  const where = eventSql(event, { dialect: dialectOf(ctx, scope), columns, nowLocal: dialectOf(ctx, scope).localNow(currentTime()) }, p)
   const profile = event.members.some((m) => needsProfile(m.filter))
-  const value = ctx.dialect.columnOf(propertyColumn(ref, dataType, columns))
+  const value = dialectOf(ctx, scope).columnOf(propertyColumn(ref, dataType, columns))
   return { table: 'event_vd', value, where, join: profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : '' }
 }
 
@@ -133,9 +133,9 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
     const size = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
     let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
     for (;;) {
-      const p = ctx.dialect.params()
+      const p = dialectOf(ctx, scope).params()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
-      const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p, ctx.dialect), p)
+      const rows = await read(conn, valuesSql(src, dataType, fraction * 100, search, limit, p, dialectOf(ctx, scope)), p)
       const total = rows.find((r) => r.whole)?.total ?? 0
       if (total < ENOUGH_ROWS && fraction < 1) {
         fraction = Math.min(1, fraction * 10)

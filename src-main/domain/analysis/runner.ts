@@ -1,5 +1,5 @@
 import type { ScanChunk, Warehouse } from '../../warehouse'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import type { PropertyLookup } from '../schema/lookup'
 import { dataVersion } from '../project/dataVersion'
 import type { ProjectScope } from '../project/scope'
@@ -78,24 +78,25 @@ export async function openAnalysis<Req>(
     event: new Set((await propertyColumns(conn, 'event_vd')).keys()),
     user: new Set((await propertyColumns(conn, 'profile_vd')).keys()),
   }
+  const dialect = dialectOf(ctx, scope)
   const base = {
     ctx,
     scope,
     lookup: planLookup(ctx.meta, scope.appKey),
     columns,
-    dialect: ctx.dialect,
-    nowLocal: ctx.dialect.localNow(now),
-    params: () => ctx.dialect.params(),
+    dialect,
+    nowLocal: dialect.localNow(now),
+    params: () => dialect.params(),
   }
   const request = module.validate(base, body)
   const explain = (sql: string, params: SqlParams) => explained.push({ sql: sql.replace(/\s+/g, ' ').trim(), params: params.values })
   const env: AnalysisEnv = {
     ...base,
-    scan: async (sql, params = ctx.dialect.params()) => {
+    scan: async (sql, params = dialect.params()) => {
       explain(sql, params)
       return { result: conn.scan(sql, params.values) }
     },
-    query: async (sql, params = ctx.dialect.params()) => {
+    query: async (sql, params = dialect.params()) => {
       explain(sql, params)
       return conn.query(sql, params.values, 'number')
     },

@@ -2,7 +2,7 @@ import type { Warehouse } from '../../warehouse'
 import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
@@ -153,11 +153,11 @@ export async function cohortUsers(ctx: DomainContext, scope: ProjectScope, body:
   const cohort = usableCohort(ctx.meta, scope.appKey, body.cohortCode)
   const tags = resolveTags(ctx.meta, scope.appKey, body.tags)
   return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    const columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), tags)
+    const columns = outColumns(propertyColumnsOf(ctx.meta, dialectOf(ctx, scope), scope.appKey, body.properties, await existingColumns(conn)), tags)
     const count = Number((await conn.rows(`SELECT count(*) FROM ${membersTable(cohort.code)}`))[0][0])
     const { offset, take, page } = windowOf(body, count)
     if (take === 0) return { count, page, size: 0, users: [] }
-    const p = ctx.dialect.params()
+    const p = dialectOf(ctx, scope).params()
     const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit: take, offset })
     const rows = (await conn.query(sql, p.values))
     const users = rows.map((r) => shape(r, columns))
@@ -179,12 +179,12 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let columns: OutColumn[]
   try {
-    columns = outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(session)), tags)
+    columns = outColumns(propertyColumnsOf(ctx.meta, dialectOf(ctx, scope), scope.appKey, body.properties, await existingColumns(session)), tags)
   } catch (err) {
     session.close()
     throw err
   }
-  const p = ctx.dialect.params()
+  const p = dialectOf(ctx, scope).params()
   const sql = selectSql(membersTable(cohort.code), columns, tags, p, { limit, offset: 0 })
   const rows = streamRows(session, sql, p.values, signal)
   if (format === 'csv') {

@@ -1,5 +1,5 @@
 import { ignoreUnknown } from '../ignored'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
 import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import type { ProjectScope } from '../project/scope'
@@ -46,8 +46,8 @@ export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: U
   const masked = maskedUserProperties(ctx.meta, scope.appKey)
   const { user, profile } = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     const query = queryOn(conn)
-    const user = await findUser(query, ctx.dialect, key)
-    const p = ctx.dialect.params()
+    const user = await findUser(query, dialectOf(ctx, scope), key)
+    const p = dialectOf(ctx, scope).params()
     // every profile column: the few that were asked for are picked below, a missing one is null
     // (SELECT * EXCLUDE fails on a profile table without property columns)
     const rows = await query(`SELECT * FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)

@@ -1,7 +1,7 @@
 import { currentTime } from '../time/clock'
 import { ignoreUnknown } from '../ignored'
 import type { Columns } from '../expr/filterSql'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
@@ -42,16 +42,16 @@ export async function* exportSequence(
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let sql: string
   let properties: string[]
-  const p = ctx.dialect.params()
+  const p = dialectOf(ctx, scope).params()
   try {
-    const found = await findUser(queryOn(session), ctx.dialect, user)
+    const found = await findUser(queryOn(session), dialectOf(ctx, scope), user)
     const columns: Columns = {
       event: new Set((await propertyColumns(session, 'event_vd')).keys()),
       user: new Set((await propertyColumns(session, 'profile_vd')).keys()),
     }
-    const nowLocal = ctx.dialect.localNow(currentTime())
+    const nowLocal = dialectOf(ctx, scope).localNow(currentTime())
     properties = [...columns.event]
-    sql = sequenceSql(found.distinctId, fields, { dialect: ctx.dialect, columns, nowLocal }, p, format === 'csv' ? (xwhen) => ctx.dialect.exportStamp(xwhen) : (xwhen) => ctx.dialect.epochMillis(xwhen))
+    sql = sequenceSql(found.distinctId, fields, { dialect: dialectOf(ctx, scope), columns, nowLocal }, p, format === 'csv' ? (xwhen) => dialectOf(ctx, scope).exportStamp(xwhen) : (xwhen) => dialectOf(ctx, scope).epochMillis(xwhen))
   } catch (err) {
     session.close()
     throw err

@@ -38,7 +38,8 @@ export async function projectOverview(ctx: DomainContext, scope: ProjectScope): 
     stream: meta.stream,
     events: Number(counts.events),
     users: Number(counts.users),
-    firstDay: day(counts.first_ds),
-    lastDay: day(counts.last_ds),
+    // ClickHouse answers min/max of no rows as 0, not NULL
+    firstDay: Number(counts.events) > 0 ? day(counts.first_ds) : null,
+    lastDay: Number(counts.events) > 0 ? day(counts.last_ds) : null,
   }
 }

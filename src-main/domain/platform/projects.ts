@@ -4,6 +4,8 @@ import { alreadyExists, badParam, quotaReached } from '../errors'
 import { preparePlan } from '../schema/plan'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
+import type { RemoteConnection } from '../../warehouse/router'
+import { checkDatabaseFree, recordWarehouse, testWarehouse, warehouseChoice, warehouseView, type WarehouseInput, type WarehouseView } from './projectWarehouse'
 import { newToken, sameSecret } from './secrets'
 import { numericSetting } from './settings'
 
@@ -43,6 +45,8 @@ export interface ProjectView {
   timeZone: string
   /** Web origins allowed to upload to the collector; empty: any (UBA Desk addition). */
   collectorOrigins: string[]
+  /** Where the project's events live (UBA Desk addition); never the password. */
+  warehouse: WarehouseView
   finish?: boolean
 }
 
@@ -69,7 +73,7 @@ export function originList(text: string | undefined): string[] {
   }
 }
 
-function view(row: ProjectRow, withToken: boolean): ProjectView {
+function view(ctx: DomainContext, row: ProjectRow, withToken: boolean): ProjectView {
   const out: ProjectView = {
     appKey: row.app_key,
     cname: row.cname,
@@ -80,6 +84,7 @@ function view(row: ProjectRow, withToken: boolean): ProjectView {
     stream: row.stream,
     timeZone: row.time_zone,
     collectorOrigins: originList(row.collector_origins),
+    warehouse: warehouseView(ctx.meta, row.app_key),
   }
   if (withToken) out.normalToken = row.token
   if (row.logo) out.logo = row.logo
@@ -110,11 +115,11 @@ export function listProjects(ctx: DomainContext, operator: Operator | null): Pro
         )
         .all(operator.id, operator.id) as ProjectRow[])
     : (ctx.meta.prepare('SELECT * FROM projects WHERE status = 1 ORDER BY create_time, app_key').all() as ProjectRow[])
-  return rows.map((r) => view(r, true))
+  return rows.map((r) => view(ctx, r, true))
 }
 
 export function getProject(ctx: DomainContext, appKey: string): ProjectView {
-  return view(existing(ctx, appKey), false)
+  return view(ctx, existing(ctx, appKey), false)
 }
 
 export interface NewProject {
@@ -123,18 +128,51 @@ export interface NewProject {
   timeZone?: string
 }
 
+/** A project to create through the API: on the embedded DuckDB unless `warehouse` says otherwise. */
+export interface NewProjectRequest extends NewProject {
+  warehouse?: WarehouseInput
+}
+
 /**
- * Registers the project at once and creates its database in the background; `finish` in the
- * detail turns true when the database exists (status 3 if it could not be created).
+ * Creates a project as the API asks: every field is checked first, then a ClickHouse server is
+ * tried as the project would use it (a server that does not answer or refuses the user is a 400
+ * naming `warehouse`, and nothing is registered).
  */
-export function createProject(ctx: DomainContext, input: NewProject, operator: Operator | null): { appKey: string } {
-  const appKey = input.appKey ?? generateAppKey(ctx)
-  const timeZone = input.timeZone ?? machineTimeZone()
+export async function registerProject(ctx: DomainContext, input: NewProjectRequest, operator: Operator | null): Promise<{ appKey: string }> {
+  const { warehouse, ...project } = input
+  const choice = warehouseChoice(warehouse)
+  if (choice.engine === 'duckdb') return createProject(ctx, project, operator)
+  checkNewProject(ctx, project.appKey, project.timeZone ?? machineTimeZone())
+  checkDatabaseFree(ctx.meta, choice.connection)
+  const found = await testWarehouse(ctx, choice.connection)
+  return createProject(ctx, project, operator, { connection: choice.connection, createdDatabase: !found.databaseExists })
+}
+
+/** The checks a new project passes before anything is written: its zone, its appKey, the quota. */
+function checkNewProject(ctx: DomainContext, appKey: string | undefined, timeZone: string): void {
   if (!isTimeZone(timeZone)) throw badParam('timeZone', `unknown time zone ${timeZone}`)
-  if (row(ctx, appKey)) throw alreadyExists(`a project with appKey ${appKey} already exists`)
+  if (appKey !== undefined && row(ctx, appKey)) throw alreadyExists(`a project with appKey ${appKey} already exists`)
   const quota = numericSetting(ctx.meta, 'quota.projects')
   const { n } = ctx.meta.prepare('SELECT count(*) AS n FROM projects WHERE status = 1').get() as { n: number }
   if (n >= quota) throw quotaReached(`the platform holds at most ${quota} projects`)
+}
+
+/**
+ * Registers the project at once and creates its database in the background; `finish` in the
+ * detail turns true when the database exists (status 3 if it could not be created). `remote`:
+ * the ClickHouse database it lives in (already tried), and whether the app will have created it.
+ */
+export function createProject(
+  ctx: DomainContext,
+  input: NewProject,
+  operator: Operator | null,
+  remote?: { connection: RemoteConnection; createdDatabase: boolean },
+): { appKey: string } {
+  const appKey = input.appKey ?? generateAppKey(ctx)
+  const timeZone = input.timeZone ?? machineTimeZone()
+  checkNewProject(ctx, appKey, timeZone)
+  // checked again after the server was tried: another creation may have taken the database meanwhile
+  if (remote) checkDatabaseFree(ctx.meta, remote.connection)
 
   ctx.meta.transaction(() => {
     ctx.meta
@@ -148,6 +186,7 @@ export function createProject(ctx: DomainContext, input: NewProject, operator: O
         .prepare('INSERT INTO project_members (app_key, account_id, role_id) VALUES (?, ?, 2)')
         .run(appKey, operator.id)
     }
+    if (remote) recordWarehouse(ctx.meta, appKey, remote.connection, remote.createdDatabase)
     recordOperation(ctx.meta, operator, 'project.create', appKey)
   })()
   finishCreation(ctx, appKey, timeZone)

@@ -1,6 +1,6 @@
 import type { Warehouse } from '../../warehouse'
 import type { Answer, RequestBody } from '../../../src-shared/contract'
-import type { DomainContext, Operator } from '../context'
+import { dialectOf, type DomainContext, type Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
 import { dataChanged } from '../project/dataVersion'
@@ -65,7 +65,7 @@ interface Described {
 async function describe(ctx: DomainContext, conn: Warehouse, appKey: string, name: string, repair = true): Promise<Described | null> {
   const table = tableRow(ctx.meta, appKey, name)
   if (!table) return null
-  const columns = await warehouseColumns(ctx.dialect, conn, name)
+  const columns = await warehouseColumns(dialectOf(ctx, { appKey }), conn, name)
   if (!columns) {
     // its drop committed but the metadata delete did not
     if (repair) deleteTable(ctx.meta, appKey, name)
@@ -116,7 +116,7 @@ export function listDimensionTables(ctx: DomainContext, scope: ProjectScope): Pr
           remark: t.remark,
           relations: described.fields.filter((f) => f.relation === 1).map((f) => f.id),
           columns: described.fields.length,
-          rows: await rowCount(ctx.dialect, conn, t.name),
+          rows: await rowCount(dialectOf(ctx, scope), conn, t.name),
           createTime: t.createTime,
           updateTime: t.updateTime,
         })
@@ -147,12 +147,12 @@ export function createDimensionTable(ctx: DomainContext, scope: ProjectScope, in
       const relations = parseRelations(input.relations, columns)
       checkRowCount(input.rows, 1)
       const rows = prepareRows(input.rows, columns, relations)
-      const kind = await tableKind(ctx.dialect, conn, name)
+      const kind = await tableKind(dialectOf(ctx, { appKey }), conn, name)
       if (kind === 'other') throw badParam('table', `table: ${name} is already a table of the warehouse`)
       await inTransaction(conn, async () => {
         // a marked table without metadata is what a create whose metadata write failed left behind
-        if (kind === 'dimension') await conn.run(ctx.dialect.dropTable(name))
-        await createTable(ctx.dialect, conn, name, columns, relations, rows)
+        if (kind === 'dimension') await conn.run(dialectOf(ctx, { appKey }).dropTable(name))
+        await createTable(dialectOf(ctx, { appKey }), conn, name, columns, relations, rows)
       })
       return { columns, relations }
     })
@@ -165,7 +165,7 @@ export function createDimensionTable(ctx: DomainContext, scope: ProjectScope, in
       })()
     } catch (err) {
       // undo the warehouse side; should that fail too, the marker lets the next create replace it
-      await ctx.warehouse.withConnection(appKey, timeZone, (conn) => conn.run(ctx.dialect.dropTable(name, true))).catch(() => undefined)
+      await ctx.warehouse.withConnection(appKey, timeZone, (conn) => conn.run(dialectOf(ctx, { appKey }).dropTable(name, true))).catch(() => undefined)
       throw err
     }
   })
@@ -199,9 +199,9 @@ export function updateDimensionTable(ctx: DomainContext, scope: ProjectScope, in
       checkRowCount(input.rows, 0)
       const rows = prepareRows(input.rows, columns, relations)
       await inTransaction(conn, async () => {
-        await addTableColumns(ctx.dialect, conn, name, newColumns)
+        await addTableColumns(dialectOf(ctx, { appKey }), conn, name, newColumns)
         const table = [...fields.map((f) => ({ id: f.id, dataType: f.dataType })), ...newColumns]
-        if (rows.rows.length > 0) await upsertRows(ctx.dialect, conn, name, columns, relations, rows, table)
+        if (rows.rows.length > 0) await upsertRows(dialectOf(ctx, { appKey }), conn, name, columns, relations, rows, table)
       })
       return newColumns
     })
@@ -221,7 +221,7 @@ export function clearDimensionTable(ctx: DomainContext, scope: ProjectScope, tab
   return serialize(ctx, appKey, async () => {
     await ctx.warehouse.withConnection(appKey, timeZone, async (conn) => {
       await describeOrFail(ctx, conn, appKey, name)
-      await conn.run(ctx.dialect.clearTable(name))
+      await conn.run(dialectOf(ctx, { appKey }).clearTable(name))
     })
     ctx.meta.transaction(() => {
       dataChanged(ctx.meta, appKey)
@@ -238,7 +238,7 @@ export function dropDimensionTable(ctx: DomainContext, scope: ProjectScope, tabl
   return serialize(ctx, appKey, async () => {
     await ctx.warehouse.withConnection(appKey, timeZone, async (conn) => {
       await describeOrFail(ctx, conn, appKey, name)
-      await conn.run(ctx.dialect.dropTable(name))
+      await conn.run(dialectOf(ctx, { appKey }).dropTable(name))
     })
     ctx.meta.transaction(() => {
       dataChanged(ctx.meta, appKey)

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from './columns'
@@ -122,8 +122,8 @@ export async function reconcilePlan(ctx: DomainContext, scope: ProjectScope): Pr
   for (const id of eventIds) if (!knownEvents.has(id)) reported.events.set(id, { properties: new Set(), platforms: new Set() })
   const knownEvent = eventPropertyTypes(ctx.meta, scope.appKey)
   const knownUser = userPropertyTypes(ctx.meta, scope.appKey)
-  for (const [id, type] of eventColumns) if (!knownEvent.has(id)) reported.eventProperties.set(id, ctx.dialect.valueTypeOf(type))
-  for (const [id, type] of profileColumns) if (!knownUser.has(id)) reported.userProperties.set(id, ctx.dialect.valueTypeOf(type))
+  for (const [id, type] of eventColumns) if (!knownEvent.has(id)) reported.eventProperties.set(id, dialectOf(ctx, scope).valueTypeOf(type))
+  for (const [id, type] of profileColumns) if (!knownUser.has(id)) reported.userProperties.set(id, dialectOf(ctx, scope).valueTypeOf(type))
   if (reported.events.size + reported.eventProperties.size + reported.userProperties.size > 0) recordReported(ctx.meta, scope.appKey, reported)
 }
 

@@ -1,4 +1,4 @@
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
 import { withWriteLock } from '../writeLock'
 import type { ProjectScope } from '../project/scope'
@@ -41,8 +41,8 @@ export async function applyPlanChange(
       try {
         for (const c of columns) {
           const column = { id: c.id, type: c.dataType }
-          await conn.run(ctx.dialect.addPropertyColumn(c.table, column))
-          if (c.retype) await conn.run(ctx.dialect.retypePropertyColumn(c.table, column))
+          await conn.run(dialectOf(ctx, scope).addPropertyColumn(c.table, column))
+          if (c.retype) await conn.run(dialectOf(ctx, scope).retypePropertyColumn(c.table, column))
         }
         await conn.run('COMMIT')
       } catch (err) {

@@ -1,5 +1,5 @@
 import type { BoundValues, WarehouseSession } from '../../warehouse'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam, engineUnavailable } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { sqlLimits, takeSlot, timeLimitReached, tooLargeToSend, type SqlEndpoint, type SqlLimits } from './limits'
@@ -105,10 +105,10 @@ async function* run(ctx: DomainContext, scope: ProjectScope, request: SqlRequest
     if (signal.aborted || timedOut) throw engineUnavailable('the query was stopped')
     const conn = session
     const tables = await queryScope(ctx, conn, scope.appKey)
-    const checked = await checkSql(ctx.dialect, conn, tables, request.sql)
-    const rendered = renderQuery(ctx.dialect, checked.sql, checked.columns, request.format ?? 'csv')
+    const checked = await checkSql(dialectOf(ctx, scope), conn, tables, request.sql)
+    const rendered = renderQuery(dialectOf(ctx, scope), checked.sql, checked.columns, request.format ?? 'csv')
     // the text that really runs passes the same checks
-    if ((await checkText(ctx.dialect, conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
+    if ((await checkText(dialectOf(ctx, scope), conn, tables, rendered.sql)) !== rendered.sql) throw new Error('the rendered query changed under its check')
     const pieces = body(capped(linesOf(session, rendered.sql, rendered.values), limits.rows), checked.columns, request, endpoint)
     if (endpoint === 'query' && limits.rows !== null) {
       // held back until the row limit is known to hold

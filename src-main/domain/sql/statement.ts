@@ -1,7 +1,7 @@
 import { engineFailure } from '../../warehouse/errors'
 import type { Dialect } from '../../warehouse/dialect'
 import { CustomSqlRefusal, type EngineConnection, type SqlScope } from '../../warehouse/parts/customSql'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { AppError, badParam, engineUnavailable } from '../errors'
 import { tableRows } from '../schema/dimensionMeta'
 import type { OutColumn } from './render'
@@ -25,7 +25,7 @@ export interface CheckedSql {
 
 /** What custom SQL may read: the project's event and profile tables, dimension tables, cohort and tag tables. */
 export async function queryScope(ctx: DomainContext, conn: EngineConnection, appKey: string): Promise<SqlScope> {
-  const { database, tables: names } = await ctx.dialect.customSqlTables(conn)
+  const { database, tables: names } = await dialectOf(ctx, { appKey }).customSqlTables(conn)
   const dimensions = new Set(tableRows(ctx.meta, appKey).map((t) => t.name.toLowerCase()))
   const tables = new Set<string>()
   for (const name of names) {

@@ -3,7 +3,7 @@ import type { MetaDb } from '../../store/meta'
 import type { SqlParams } from '../../warehouse/dialect'
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { dataChanged } from '../project/dataVersion'
 import type { ProjectScope } from '../project/scope'
 import { propertyColumns } from '../schema/columns'
@@ -48,18 +48,18 @@ async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow, s
   const columns = await columnsOf(conn)
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const content = validateContent(JSON.parse(row.content ?? 'null'), 'content', env)
-  if (!(await hasUsers(conn, ctx.dialect))) return noMembers(ctx.dialect)
-  return membersSql(content, { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
+  if (!(await hasUsers(conn, dialectOf(ctx, scope)))) return noMembers(dialectOf(ctx, scope))
+  return membersSql(content, { dialect: dialectOf(ctx, scope), columns, nowLocal: dialectOf(ctx, scope).localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }, p)
 }
 
 /** The members select of a file cohort, after loading its values; also counts the matched values. */
-async function fileSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: CohortRow, scope: ProjectScope): Promise<{ select: string; matched: number }> {
   const values = ctx.meta.prepare('SELECT value FROM cohort_file_values WHERE cohort_id = ?').pluck().all(row.id) as string[]
-  await loadValues(conn, ctx.dialect, 'file_values', values)
-  const property = userPropertySql(ctx.dialect, row.file_property ?? 'xwho', await columnsOf(conn))
-  const users = await hasUsers(conn, ctx.dialect)
+  await loadValues(conn, dialectOf(ctx, scope), 'file_values', values)
+  const property = userPropertySql(dialectOf(ctx, scope), row.file_property ?? 'xwho', await columnsOf(conn))
+  const users = await hasUsers(conn, dialectOf(ctx, scope))
   const matched = await matchedValues(conn, property, users)
-  return { select: property && users ? fileMembersSql(property) : noMembers(ctx.dialect), matched }
+  return { select: property && users ? fileMembersSql(property) : noMembers(dialectOf(ctx, scope)), matched }
 }
 
 const COHORTS: Computation<CohortRow, Outcome> = {
@@ -71,7 +71,7 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   ruleSelect,
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const userNumber = await inTransaction(conn, async () => {
-      const d = ctx.dialect
+      const d = dialectOf(ctx, { appKey })
       const members = `SELECT ${d.cast('distinct_id', 'bigint')} AS distinct_id, ${d.cast('xwho', 'string')} AS xwho FROM (${select}) ORDER BY distinct_id`
       for (const statement of d.replaceTable(table, members)) await conn.run(statement, p.values)
       const n = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])

@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
 import type { SqlParams } from '../../warehouse/dialect'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { AppError } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { withWriteLock } from '../writeLock'
@@ -47,7 +47,7 @@ export interface Computation<Row extends ComputedRow, Out> {
   /** Whether a start notes its time in `attempt_time` (the daily cohort recompute reads it). */
   notesAttempt: boolean
   warehouseTable(code: string): string
-  fileSelect(ctx: DomainContext, conn: Warehouse, row: Row): Promise<{ select: string; matched: number }>
+  fileSelect(ctx: DomainContext, conn: Warehouse, row: Row, scope: ProjectScope): Promise<{ select: string; matched: number }>
   ruleSelect(ctx: DomainContext, conn: Warehouse, row: Row, scope: ProjectScope, now: number, p: SqlParams): Promise<string>
   /** Writes the rows and records the success; null when the run turns out overtaken. */
   store(ctx: DomainContext, conn: Warehouse, selected: Selected<Row>): Promise<Out | null>
@@ -71,10 +71,10 @@ export async function materialiseRun<Row extends ComputedRow, Out>(ctx: DomainCo
         const table = kind.warehouseTable(row.code)
         const clash = dimensionNameClash(ctx.meta, appKey, table)
         if (clash) throw new AppError(400, 400, clash)
-        const p = ctx.dialect.params()
+        const p = dialectOf(ctx, scope).params()
         let matched: number | undefined
         let select: string
-        if (row.source === 'file') ({ select, matched } = await kind.fileSelect(ctx, conn, row))
+        if (row.source === 'file') ({ select, matched } = await kind.fileSelect(ctx, conn, row, scope))
         else select = await kind.ruleSelect(ctx, conn, row, scope, now, p)
         return kind.store(ctx, conn, { appKey, row, run, now, table, select, p, matched })
       }),

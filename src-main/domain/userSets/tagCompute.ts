@@ -8,7 +8,7 @@ import { validateContent } from './rules'
 import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from './runs'
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../testPause'
 import type { ProjectScope } from '../project/scope'
@@ -46,8 +46,8 @@ async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scop
   const env = { meta: ctx.meta, appKey: scope.appKey, lookup: planLookup(ctx.meta, scope.appKey), columns }
   const rules = JSON.parse(row.rules ?? '[]') as TagRule[]
   const checked = rules.map((r, i) => validateContent(r.content, `rules[${i}].content`, env))
-  if (!(await hasUsers(conn, ctx.dialect))) return noValues(ctx.dialect)
-  const sqlEnv = { dialect: ctx.dialect, columns, nowLocal: ctx.dialect.localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
+  if (!(await hasUsers(conn, dialectOf(ctx, scope)))) return noValues(dialectOf(ctx, scope))
+  const sqlEnv = { dialect: dialectOf(ctx, scope), columns, nowLocal: dialectOf(ctx, scope).localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
   const parts = checked.map((c, i) => contentSql(c, `t${i}`, sqlEnv, p))
   const ctes = parts.flatMap((part) => part.ctes)
   const cases = parts.map((part, i) => `WHEN ${part.condition} THEN ${p.add(rules[i].value)}`).join(' ')
@@ -57,20 +57,20 @@ async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scop
     WHERE ${parts.map((part) => part.condition).join(' OR ')}`
 }
 
-async function fileSelect(ctx: DomainContext, conn: Warehouse, row: TagRow): Promise<{ select: string; matched: number }> {
+async function fileSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scope: ProjectScope): Promise<{ select: string; matched: number }> {
   const rows = ctx.meta.prepare('SELECT xwho, value FROM tag_file_values WHERE tag_id = ?').all(row.id) as { xwho: string; value: string }[]
   await loadValues(
     conn,
-    ctx.dialect,
+    dialectOf(ctx, scope),
     'file_values',
     rows.map((r) => r.xwho),
     rows.map((r) => r.value),
   )
-  if (!(await hasUsers(conn, ctx.dialect))) return { select: noValues(ctx.dialect), matched: 0 }
+  if (!(await hasUsers(conn, dialectOf(ctx, scope)))) return { select: noValues(dialectOf(ctx, scope)), matched: 0 }
   const matched = Number((await conn.rows('SELECT count(*) FROM file_values WHERE value IN (SELECT xwho FROM user_ids)'))[0][0])
   // a user merged by $alias may be listed by several of its ids: the value of its login id wins, else the first id's
   return {
-    select: `SELECT e.distinct_id, ${ctx.dialect.firstBy('f.label', ['e.xwho IN (SELECT original_id FROM user_aliases)', 'e.xwho'])} AS value
+    select: `SELECT e.distinct_id, ${dialectOf(ctx, scope).firstBy('f.label', ['e.xwho IN (SELECT original_id FROM user_aliases)', 'e.xwho'])} AS value
       FROM user_ids e JOIN file_values f ON f.value = e.xwho GROUP BY e.distinct_id`,
     matched,
   }
@@ -100,10 +100,10 @@ const TAGS: Computation<TagRow, TagOutcome> = {
   warehouseTable: tagTable,
   fileSelect,
   ruleSelect,
-  async store(ctx, conn, { row, run, now, table, select, p, matched }) {
+  async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const id = row.id
     const version = (ctx.meta.prepare('SELECT COALESCE(max(version), 0) + 1 FROM tag_versions WHERE tag_id = ?').pluck().get(id) as number) ?? 1
-    const d = ctx.dialect
+    const d = dialectOf(ctx, { appKey })
     const userNumber = await inTransaction(conn, async () => {
       await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version ${d.typeName('integer')} NOT NULL, distinct_id ${d.typeName('bigint')} NOT NULL, value ${d.typeName('string')})`)
       // a version left by a run whose metadata write never happened is replaced

@@ -1,6 +1,6 @@
 import type { MetaDb } from '../../store/meta'
 import { ignoreUnknown } from '../ignored'
-import type { DomainContext } from '../context'
+import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
 import type { ProjectScope } from '../project/scope'
 
@@ -83,9 +83,9 @@ export async function tagValuesFor(
   if (picks.length === 0 || distinctIds.length === 0) return out
   await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
     for (const pick of picks) {
-      const p = ctx.dialect.params()
+      const p = dialectOf(ctx, scope).params()
       const rows = await conn.rows(
-        `SELECT distinct_id, value FROM ${pick.table} WHERE version = ${p.add(pick.version)} AND ${ctx.dialect.inIds('distinct_id', distinctIds.filter(Number.isSafeInteger), p)}`,
+        `SELECT distinct_id, value FROM ${pick.table} WHERE version = ${p.add(pick.version)} AND ${dialectOf(ctx, scope).inIds('distinct_id', distinctIds.filter(Number.isSafeInteger), p)}`,
         p.values,
       )
       for (const [id, value] of rows) {

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { DomainContext } from '../../domain/context'
 import { createAccount, setActivation, type NewAccount } from '../../domain/platform/accounts'
-import { createProject, getProject, listProjects, type NewProject } from '../../domain/platform/projects'
+import { getProject, listProjects, registerProject, type NewProjectRequest } from '../../domain/platform/projects'
+import { testServer, type WarehouseInput } from '../../domain/platform/projectWarehouse'
 import { switchStream } from '../../domain/platform/stream'
 import { loginUserQuery, platformSecurity, responses, successSchema } from '../schemas/common'
+import { serverFound, warehouseInput, warehouseOutput } from '../schemas/warehouse'
 
 const projectProps = {
   appKey: { type: 'string', description: 'Project identifier.' },
@@ -17,6 +19,7 @@ const projectProps = {
   stream: { type: 'integer', description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
   timeZone: { type: 'string', description: 'IANA time zone in which days and weeks of this project are computed (UBA Desk addition).' },
   collectorOrigins: { type: 'array', items: { type: 'string' }, description: 'Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it).' },
+  warehouse: warehouseOutput,
 } as const
 
 const appKeyRule = { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$', 'x-rule': 'only English letters and digits, 1-64 characters' }
@@ -51,12 +54,12 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
     },
   }, async (request) => getProject(ctx, request.params.appKey))
 
-  app.post<{ Body: NewProject }>('/uba/manage/enterprise/projects', {
+  app.post<{ Body: NewProjectRequest }>('/uba/manage/enterprise/projects', {
     config,
     schema: {
       tags: ['platform'],
       summary: 'Create a project',
-      description: 'Asynchronous: answers `success` 0 at once; read `finish` from the detail. appKey is generated when omitted. Duplicate appKey: 501/50101. Project quota: 501/501.',
+      description: 'Asynchronous: answers `success` 0 at once; read `finish` from the detail. appKey is generated when omitted. Duplicate appKey: 501/50101. Project quota: 501/501. With a ClickHouse `warehouse`, the server is tried first (a few seconds at most) and nothing is created when it cannot be used.',
       security: platformSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
       body: {
@@ -67,11 +70,30 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
           appKey: appKeyRule,
           name: nameRule,
           timeZone: { type: 'string', maxLength: 64, description: 'IANA time zone (UBA Desk addition); default the machine\'s.' },
+          warehouse: warehouseInput,
         },
       },
       response: responses({ type: 'object', properties: { appKey: { type: 'string' }, success: { type: 'integer' } } }, [400, 401, 415, 501]),
     },
-  }, async (request) => ({ ...createProject(ctx, request.body, request.operator), success: 0 }))
+  }, async (request) => ({ ...(await registerProject(ctx, request.body, request.operator)), success: 0 }))
+
+  app.post<{ Body: { warehouse: WarehouseInput } }>('/uba/manage/enterprise/warehouse/test', {
+    config,
+    schema: {
+      tags: ['platform'],
+      summary: 'Test a ClickHouse connection',
+      description:
+        'Tries a ClickHouse server as a project would use it (UBA Desk addition): /ping, then one query as the user. Answers the server version and whether the database exists; a server that does not answer, refuses the user or answers an error is a 400 naming `warehouse`, with the reason. Nothing is stored.',
+      security: platformSecurity,
+      body: {
+        type: 'object',
+        required: ['warehouse'],
+        additionalProperties: false,
+        properties: { warehouse: { ...warehouseInput, description: 'The warehouse as the create body would give it; only a ClickHouse one is tested.' } },
+      },
+      response: responses(serverFound, [400, 401, 415]),
+    },
+  }, async (request) => testServer(ctx, request.body.warehouse))
 
   app.post<{ Params: { appKey: string }; Body: { streamSwitch: boolean } }>('/uba/manage/enterprise/projects/:appKey/stream', {
     config,

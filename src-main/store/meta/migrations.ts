@@ -396,4 +396,24 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'projects whose warehouse is a ClickHouse server',
+    sql: `
+      -- one row per project NOT on the embedded DuckDB. The password is kept in clear like the
+      -- projects' tokens (the metadata file is the user's alone, 0600) because the app must send
+      -- it to the server; it is never logged or answered. created_database: 1 when the database
+      -- did not exist when the project was created (the app made it), 0 when it was already there
+      -- (a team's shared store: the app never drops it).
+      CREATE TABLE project_warehouses (
+        app_key          TEXT PRIMARY KEY REFERENCES projects(app_key) ON DELETE CASCADE,
+        engine           TEXT NOT NULL CHECK (engine IN ('clickhouse')),
+        url              TEXT NOT NULL,
+        database         TEXT NOT NULL,
+        user             TEXT,
+        password         TEXT,
+        created_database INTEGER NOT NULL CHECK (created_database IN (0, 1))
+      );
+    `,
+  },
 ]

@@ -1,4 +1,12 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type PlatformAuth } from './http'
+
+/** Where a project's events live, as the answers show it: the engine and, for ClickHouse, the server (never the password). */
+export type ProjectWarehouse = NonNullable<Answer<'/uba/manage/enterprise/projects/{appKey}'>['warehouse']>
+/** A project's warehouse as a create request gives it (the password included). */
+export type WarehouseInput = NonNullable<RequestBody<'/uba/manage/enterprise/projects'>['warehouse']>
+/** What Test connection learned: the server's version, and whether the database exists. */
+export type ServerFound = Answer<'/uba/manage/enterprise/warehouse/test', 'post'>
 
 /** Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
 export type StreamState = 0 | 1 | 2 | 3 | 5
@@ -17,6 +25,7 @@ export interface Project {
   stream: StreamState
   /** IANA time zone in which the project's days and weeks are computed. */
   timeZone: string
+  warehouse?: ProjectWarehouse
 }
 
 export interface ProjectDetail extends Omit<Project, 'normalToken'> {
@@ -29,6 +38,8 @@ export interface NewProject {
   name: string
   appKey?: string
   timeZone?: string
+  /** Default: the embedded DuckDB. */
+  warehouse?: WarehouseInput
 }
 
 const PROJECTS = '/uba/manage/enterprise/projects'
@@ -49,4 +60,9 @@ export function createProject(auth: PlatformAuth, project: NewProject): Promise<
 /** Asks the stream to start or stop; the state moves on in the background. */
 export function switchStream(auth: PlatformAuth, appKey: string, on: boolean): Promise<{ success: number }> {
   return request(auth, 'POST', `${PROJECTS}/${encodeURIComponent(appKey)}/stream`, { streamSwitch: on })
+}
+
+/** Tries a ClickHouse server as a project would use it; a server that cannot be used is an ApiError with the reason. */
+export function testWarehouse(auth: PlatformAuth, warehouse: WarehouseInput): Promise<ServerFound> {
+  return request(auth, 'POST', '/uba/manage/enterprise/warehouse/test', { warehouse })
 }

@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../../warehouse'
-import type { DomainContext, Operator } from '../../context'
+import { dialectOf, type DomainContext, type Operator } from '../../context'
 import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
 import { checkName } from '../../cohorts/store'
 import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
@@ -68,9 +68,9 @@ async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: strin
   const cell = cellOf(body, module.fields)
   await conn.run('BEGIN TRANSACTION')
   const found = await module.select(env, request, cell)
-  await conn.run(ctx.dialect.tempTable('cell_ids', [['distinct_id', 'bigint']]))
+  await conn.run(dialectOf(ctx, scope).tempTable('cell_ids', [['distinct_id', 'bigint']]))
   if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values)
-  else if (found.ids.length > 0) await conn.run(ctx.dialect.insertNumbers('cell_ids'), [found.ids])
+  else if (found.ids.length > 0) await conn.run(dialectOf(ctx, scope).insertNumbers('cell_ids'), [found.ids])
 }
 
 /** fillCell, then `work`; nothing is written, so the transaction is rolled back. */
@@ -96,7 +96,7 @@ function pageOf(body: Record<string, unknown>): { page: number; pageSize: number
 }
 
 async function columnsOf(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, body: Record<string, unknown>): Promise<OutColumn[]> {
-  return outColumns(propertyColumnsOf(ctx.meta, ctx.dialect, scope.appKey, body.properties, await existingColumns(conn)), [])
+  return outColumns(propertyColumnsOf(ctx.meta, dialectOf(ctx, scope), scope.appKey, body.properties, await existingColumns(conn)), [])
 }
 
 export interface CellUsersPage {
@@ -113,8 +113,8 @@ export async function cellUsers(ctx: DomainContext, scope: ProjectScope, analysi
     const columns = await columnsOf(ctx, scope, conn, body)
     return withCell(ctx, scope, analysis, body, conn, async () => {
       const count = Number((await conn.rows('SELECT count(*) FROM cell_ids'))[0][0])
-      const p = ctx.dialect.params()
-      const rows = await conn.query(selectSql(await membersOf(conn, ctx.dialect), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values)
+      const p = dialectOf(ctx, scope).params()
+      const rows = await conn.query(selectSql(await membersOf(conn, dialectOf(ctx, scope)), columns, [], p, { limit: pageSize, offset: (page - 1) * pageSize }), p.values)
       const users = rows.map((r) => shape(r, columns))
       return { count, page, pageSize, size: users.length, users }
     })
@@ -130,12 +130,12 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
   try {
     columns = await columnsOf(ctx, scope, session, body)
     await fillCell(ctx, scope, analysis, body, session)
-    members = await membersOf(session, ctx.dialect)
+    members = await membersOf(session, dialectOf(ctx, scope))
   } catch (err) {
     session.close()
     throw err
   }
-  const p = ctx.dialect.params()
+  const p = dialectOf(ctx, scope).params()
   const rows = streamRows(session, selectSql(members, columns, [], p, { limit: null, offset: 0 }), p.values, signal)
   try {
     if (format === 'csv') yield* csvLines(columns.map((c) => c.key), cells(rows, columns), bom)
@@ -159,7 +159,7 @@ export async function saveCellCohort(ctx: DomainContext, scope: ProjectScope, an
   const name = checkName(body.name)
   const values = await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
     withCell(ctx, scope, analysis, body, conn, async () => {
-      const rows = await conn.rows(`SELECT xwho FROM ${await membersOf(conn, ctx.dialect)} WHERE xwho IS NOT NULL ORDER BY distinct_id`)
+      const rows = await conn.rows(`SELECT xwho FROM ${await membersOf(conn, dialectOf(ctx, scope))} WHERE xwho IS NOT NULL ORDER BY distinct_id`)
       return rows.map((r) => String(r[0]))
     }),
   )
