@@ -1,3 +1,4 @@
+import type { BoundValue } from './index'
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
 import type { NamesPart } from './parts/names'
@@ -28,8 +29,6 @@ export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<st
 
 /** The types SQL text may name: the property types, and the few that analyses compute with. */
 export type SqlType = ValueType | 'integer' | 'bigint' | 'date' | 'instant'
-
-export type BoundValue = string | number | boolean | null
 
 /** Values of one statement, bound by position: nothing from a request is pasted into SQL. */
 export interface SqlParams {

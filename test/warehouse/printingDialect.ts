@@ -1,4 +1,5 @@
-import type { BoundValue, Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
+import type { BoundValue } from '../../src-main/warehouse'
+import type { Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
 
 /**
  * A second Dialect, for tests only: it prints a ClickHouse-flavoured SQL (named placeholders
