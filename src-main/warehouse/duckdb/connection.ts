@@ -20,6 +20,7 @@ import {
 import type { AppendType, BoundValue, BoundValues, ColumnType, Row, ScanChunk, WarehouseSession } from '..'
 import { policyRow, policyValue, type ValuePolicy } from '../values'
 import { chunksOf, doubleColumn, intColumn } from './columnar'
+import { duckdbDialect } from './dialect'
 import { localDateSql } from './localDate'
 
 /** The engine's types of the product's column types. */
@@ -73,6 +74,8 @@ function ident(name: string): string {
  * stays inside the engine folder: `conn`, `runAndReadAll` are for engine code and tests.
  */
 export class DuckDBWarehouse implements WarehouseSession {
+  readonly dialect = duckdbDialect
+
   constructor(
     readonly conn: DuckDBConnection,
     private readonly control: { interrupt(): void; readonly interrupted: boolean; close(): void },
