@@ -95,6 +95,11 @@ export interface Warehouse {
 
 /** A connection that outlives one call (streamed reads): its holder closes it (safe twice). */
 export interface WarehouseSession extends Warehouse {
+  /**
+   * From here on the session reads one snapshot of the database, until it closes: for reads that
+   * outlive a call (a streamed export of a computed set); nothing written after is kept.
+   */
+  beginSnapshot(): Promise<void>
   close(): void
 }
 

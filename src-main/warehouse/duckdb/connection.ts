@@ -156,6 +156,11 @@ export class DuckDBWarehouse implements WarehouseSession {
     }
   }
 
+  async beginSnapshot(): Promise<void> {
+    // closing the connection ends the transaction, and whatever it wrote is gone with it
+    await this.conn.run('BEGIN TRANSACTION')
+  }
+
   async addColumns(table: string, columns: readonly { id: string; dataType: ColumnType }[]): Promise<void> {
     for (const c of columns) await this.conn.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(c.id)} ${SQL_TYPES[c.dataType]}`)
   }
