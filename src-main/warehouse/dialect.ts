@@ -1,8 +1,11 @@
+import type { BoundValue } from './index'
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
+import type { LoadsPart } from './parts/loads'
 import type { NamesPart } from './parts/names'
 import type { NumbersPart } from './parts/numbers'
 import type { QueryPart } from './parts/query'
+import type { RecordsPart } from './parts/records'
 import type { ResultTextPart } from './parts/resultText'
 import type { SamplePart } from './parts/sample'
 import type { TablesPart } from './parts/tables'
@@ -21,15 +24,13 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'
 
 /** The types SQL text may name: the property types, and the few that analyses compute with. */
 export type SqlType = ValueType | 'integer' | 'bigint' | 'date' | 'instant'
-
-export type BoundValue = string | number | boolean | null
 
 /** Values of one statement, bound by position: nothing from a request is pasted into SQL. */
 export interface SqlParams {

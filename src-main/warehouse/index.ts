@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect'
 import type { ValuePolicy } from './values'
 
 /**
@@ -39,6 +40,11 @@ export interface ScanChunk {
  * function that reads or writes the warehouse receives.
  */
 export interface Warehouse {
+  /**
+   * The SQL text of this warehouse's engine: code that holds only a connection (the loads) builds
+   * its statements with it; the dialect of a project is the one of its warehouse.
+   */
+  readonly dialect: Dialect
   /** Runs a statement; resolves to the number of rows it changed (0 for a query or a definition). */
   run(sql: string, values?: BoundValues): Promise<number>
   /** The rows of a query as objects by column name. */
@@ -98,6 +104,11 @@ export interface Warehouse {
 
 /** A connection that outlives one call (streamed reads): its holder closes it (safe twice). */
 export interface WarehouseSession extends Warehouse {
+  /**
+   * From here on the session reads one snapshot of the database, until it closes: for reads that
+   * outlive a call (a streamed export of a computed set); nothing written after is kept.
+   */
+  beginSnapshot(): Promise<void>
   close(): void
 }
 

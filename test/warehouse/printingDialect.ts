@@ -1,4 +1,5 @@
-import type { BoundValue, Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
+import type { BoundValue } from '../../src-main/warehouse'
+import type { Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
 
 /**
  * A second Dialect, for tests only: it prints a ClickHouse-flavoured SQL (named placeholders
@@ -133,6 +134,41 @@ export const printingDialect: Dialect = {
       ? { sql: `SELECT toJSONString(map(${columns.map((_, i) => `{k${i + 1}:String}, toString(c${i + 1})`).join(', ')})) AS line FROM (${inner}) AS q`, values: keys }
       : { sql: `SELECT arrayStringConcat([${columns.map((_, i) => `toString(c${i + 1})`).join(', ')}], ',') AS line FROM (${inner}) AS q`, values: [] },
   exportStamp: (value) => `formatDateTime(${value}, '%F %T')`,
+  notBlank: (line) => `notEmpty(trimBoth(${line}))`,
+  startsWith: (text, prefix) => `startsWith(${text}, ${prefix})`,
+  matches: (text, pattern) => `match(${text}, concat('^(', ${pattern}, ')$'))`,
+  includes: (list, item) => `has(${list}, ${item})`,
+  firstWhere: (list, test) => `arrayFirst(x -> ${test('x')}, ${list})`,
+  tryCast: (expr, type) => `accurateCastOrNull(${expr}, '${TYPES[type]}')`,
+  epochMillisText: (text) => `fromUnixTimestamp64Milli(toInt64OrNull(${text}))`,
+  jsonMember: (line, member) => `JSONExtractRaw(${line}, '${member}')`,
+  jsonKeys: (line, member) => `JSONExtractKeys(${line}, '${member}')`,
+  jsonMembers: (line, member, keys) => `[${keys.map((k) => `JSONExtractRaw(${line}, '${member}', '${k}')`).join(', ')}]`,
+  listItem: (list, i) => `${list}[${i}]`,
+  jsonMemberString: (line, path) => `JSONExtractString(${line}, ${path.map((p) => `'${p}'`).join(', ')})`,
+  jsonKindOf: (json) => `JSONType(${json})`,
+  jsonKindOfText: (text) => `if(isValidJSON(${text}), JSONType(${text}), NULL)`,
+  jsonMemberKind: (line, member) => `JSONType(${line}, '${member}')`,
+  jsonKindName: (kind) => ({ object: "'Object'", array: "'Array'", string: "'String'", null: "'Null'" })[kind],
+  jsonString: (json) => `JSONExtractString(${json})`,
+  parseRecord: (line, top, member, keys) => `JSONExtract(${line}, 'Tuple(${[...top.map((t) => `${t} String`), `${member} Tuple(${keys.map((k) => `${ident(k)} String`).join(', ')})`].join(', ')})')`,
+  recordField: (parsed, name) => `tupleElement(${parsed}, '${name}')`,
+  recordMember: (parsed, member, key) => `tupleElement(tupleElement(${parsed}, '${member}'), '${key}')`,
+  asJsonText: (json) => `toString(${json})`,
+  problem: (property, value, reason) => `tuple('${property}', ${value}, '${reason}')`,
+  noProblem: () => "CAST(NULL, 'Nullable(Tuple(property String, value String, reason String))')",
+  problemList: (problems) => `arrayFilter(x -> isNotNull(x), [${problems.join(', ')}])`,
+  noProblems: () => "CAST([], 'Array(Tuple(property String, value String, reason String))')",
+  problemField: (problem, field) => `tupleElement(${problem}, '${field}')`,
+  anyTrue: (condition) => `max(${condition})`,
+  lastPresent: (value, order) => `argMaxIf(${value}, tuple(${order.join(', ')}), isNotNull(${value}))`,
+  firstPresent: (value, order) => `argMinIf(${value}, tuple(${order.join(', ')}), isNotNull(${value}))`,
+  joinListsInOrder: (list, order) => `arrayFlatten(arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((tuple(${order.join(', ')}), ${list}), isNotNull(${list})))))`,
+  appendList: (list, more) => `arrayConcat(${list}, ${more})`,
+  emptyList: () => '[]',
+  renameTable: (from, to) => `RENAME TABLE ${from} TO ${to}`,
+  compact: () => 'OPTIMIZE TABLE event_vd FINAL',
+  reportProgress: () => [],
   // custom SQL is checked by the engine that runs it; a dialect that only prints has nothing to check with
   customSqlTables: () => Promise.reject(new Error('the printing dialect runs no SQL')),
   checkCustomSqlText: () => Promise.reject(new Error('the printing dialect runs no SQL')),

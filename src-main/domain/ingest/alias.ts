@@ -1,5 +1,4 @@
 import type { Warehouse } from '../../warehouse'
-import { column } from '../schema/types'
 import { propertyColumns } from '../schema/columns'
 import { assignDistinctIds } from './identity'
 import { eventCol, type PropertyPlan } from './norm'
@@ -46,8 +45,9 @@ const PROBLEM_SAMPLE = 100
 const ALIAS = "n.xwhat = '$alias' AND NOT n.is_profile"
 
 /** The anonymous id of an alias record in `norm` (NULL when absent or empty). */
-function originalSql(events: PropertyPlan[]): string {
-  return events.some((p) => p.id === '$original_id') ? `NULLIF(CAST(n.${eventCol('$original_id')} AS VARCHAR), '')` : 'CAST(NULL AS VARCHAR)'
+function originalSql(conn: Warehouse, events: PropertyPlan[]): string {
+  const d = conn.dialect
+  return events.some((p) => p.id === '$original_id') ? `NULLIF(${d.cast(`n.${eventCol('$original_id')}`, 'string')}, '')` : d.cast('NULL', 'string')
 }
 
 async function rows(conn: Warehouse, sql: string): Promise<Record<string, unknown>[]> {
@@ -67,10 +67,10 @@ interface Move {
  * aliases name), then applies the aliases, before the load writes its rows (inside its transaction).
  */
 export async function identifyUsers(conn: Warehouse, events: PropertyPlan[], valid: string): Promise<AliasOutcome> {
-  const original = originalSql(events)
+  const original = originalSql(conn, events)
   const before = Number((await rows(conn, 'SELECT COALESCE(max(distinct_id), 0) AS m FROM user_ids'))[0].m)
   const outcome: AliasOutcome = { merged: 0, ignored: 0, problems: [], rewrote: false }
-  await conn.run(`CREATE OR REPLACE TEMP TABLE alias_in AS SELECT n._row, n.xwho, ${original} AS original, n.xwhen FROM norm n WHERE ${valid} AND ${ALIAS}`)
+  await conn.run(conn.dialect.tempTableAs('alias_in', `SELECT n._row, n.xwho, ${original} AS original, n.xwhen FROM norm n WHERE ${valid} AND ${ALIAS}`))
   await assignDistinctIds(conn, `(SELECT xwho FROM norm n WHERE ${valid} UNION ALL SELECT original FROM alias_in WHERE original IS NOT NULL) n`)
   const aliases = await rows(conn, 'SELECT _row, xwho, original FROM alias_in ORDER BY xwhen, _row')
   if (aliases.length > 0) await applyAliases(conn, aliases, before, outcome)
@@ -138,21 +138,22 @@ async function applyAliases(conn: Warehouse, aliases: Record<string, unknown>[],
  * checkpoint comes later then.
  */
 export async function settleMerges(conn: Warehouse): Promise<void> {
-  await conn.run('CHECKPOINT').catch(() => undefined)
+  await conn.run(conn.dialect.compact()).catch(() => undefined)
 }
 
 /** Writes the merges: user_ids, the stored rows of the ids that move, and user_aliases. */
 async function merge(conn: Warehouse, moves: Move[], accepted: number[]): Promise<void> {
   // several anonymous ids can merge into one user in a load: their profiles merge one round each
   const rounds = new Map<number, number>()
-  await conn.run('CREATE OR REPLACE TEMP TABLE alias_moves (xwho VARCHAR, from_id BIGINT, to_id BIGINT, rewrite BOOLEAN, round INTEGER)')
+  const d = conn.dialect
+  await conn.run(d.tempTable('alias_moves', [['xwho', 'string'], ['from_id', 'bigint'], ['to_id', 'bigint'], ['rewrite', 'boolean'], ['round', 'integer']]))
   const rows = moves.map((m) => {
     const round = m.rewrite ? (rounds.get(m.to) ?? 0) + 1 : 0
     if (m.rewrite) rounds.set(m.to, round)
     return [m.xwho, m.from, m.to, m.rewrite, round]
   })
   await conn.appendRows('alias_moves', ['string', 'bigint', 'bigint', 'boolean', 'integer'], rows, { temp: true })
-  await conn.run('CREATE OR REPLACE TEMP TABLE alias_ok (_row BIGINT)')
+  await conn.run(d.tempTable('alias_ok', [['_row', 'bigint']]))
   await conn.appendRows('alias_ok', ['bigint'], accepted.map((row) => [row]), { temp: true })
   await conn.run('INSERT INTO user_aliases SELECT a.original, a.xwho, a.xwhen FROM alias_in a JOIN alias_ok USING (_row) ORDER BY a.xwhen, a._row')
   await conn.run('UPDATE user_ids SET distinct_id = m.to_id FROM alias_moves m WHERE user_ids.xwho = m.xwho')
@@ -166,7 +167,7 @@ async function merge(conn: Warehouse, moves: Move[], accepted: number[]): Promis
 /** The stored rows of the anonymous ids that move: events take the login's id, profiles merge into the login's. */
 async function rewrite(conn: Warehouse, rounds: Map<number, number>): Promise<void> {
   await conn.run('UPDATE event_vd SET distinct_id = m.to_id FROM alias_moves m WHERE m.rewrite AND event_vd.distinct_id = m.from_id')
-  const columns = [...(await propertyColumns(conn, 'profile_vd')).keys()].map(column)
+  const columns = [...(await propertyColumns(conn, 'profile_vd')).keys()].map((id) => conn.dialect.ident(id))
   const last = Math.max(...rounds.values())
   for (let round = 1; round <= last; round++) {
     const moving = `(SELECT from_id, to_id FROM alias_moves WHERE rewrite AND round = ${round})`

@@ -99,7 +99,7 @@ export function update(ctx: DomainContext, id: string, fields: Partial<Record<ke
   ctx.meta.prepare(`UPDATE import_jobs SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => (fields as Record<string, unknown>)[k]), id)
 }
 
-/** Polls DuckDB's progress of the running statement into the job's percent. */
+/** Polls the engine's progress of the running statement into the job's percent. */
 function trackProgress(ctx: DomainContext, id: string, l: Live): () => void {
   const timer = setInterval(() => {
     if (!l.conn || !l.phase) return
@@ -194,8 +194,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
       try {
         await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
           l.conn = conn
-          await conn.run('SET enable_progress_bar = true')
-          await conn.run('SET enable_progress_bar_print = false')
+          for (const statement of conn.dialect.reportProgress()) await conn.run(statement)
           const result = await work(
             conn,
             async (phase, rowsRead) => {

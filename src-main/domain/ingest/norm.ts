@@ -1,5 +1,5 @@
+import type { Dialect } from '../../warehouse/dialect'
 import { EVENT_BASE_COLUMNS, PROPERTY_ID, PROPERTY_ID_MAX, type DataType } from '../schema/types'
-import { literal } from './sql'
 import type { TypedRead } from './typing'
 
 /**
@@ -50,15 +50,15 @@ export function propertyIdOf(key: string): string | null {
  * The checks that apply to a property's value: its type, and the array limits of spec-notes.
  * `column` names where the value was computed (see TypedRead).
  */
-export function propertyChecks(p: PropertyPlan, column: string, gate = 'true'): Check[] {
+export function propertyChecks(d: Dialect, p: PropertyPlan, column: string, gate = 'true'): Check[] {
   const checks: Check[] = [
     { when: `(${gate}) AND ${p.read.misfit(column)}`, property: p.id, value: p.rawText, reason: `is not ${p.type.startsWith('a') ? 'an' : 'a'} ${p.type}` },
   ]
   if (p.type === 'array<string>') {
     checks.push(
-      { when: `(${gate}) AND len(${column}) > 100`, property: p.id, value: p.rawText, reason: 'has more than 100 items' },
+      { when: `(${gate}) AND ${d.length(column)} > 100`, property: p.id, value: p.rawText, reason: 'has more than 100 items' },
       {
-        when: `(${gate}) AND list_bool_or(list_transform(${column}, x -> length(x) > 255))`,
+        when: `(${gate}) AND ${d.some(column, (x) => `length(${x}) > 255`)}`,
         property: p.id,
         value: p.rawText,
         reason: 'has an item longer than 255 characters',
@@ -69,15 +69,15 @@ export function propertyChecks(p: PropertyPlan, column: string, gate = 'true'): 
 }
 
 /** CASE over the checks, in order: the first failing check is the record's problem. */
-export function problemCase(checks: Check[]): string {
-  if (checks.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)'
-  const arms = checks.map((c) => `WHEN ${c.when} THEN ${problemStruct(c)}`)
+export function problemCase(d: Dialect, checks: Check[]): string {
+  if (checks.length === 0) return d.noProblem()
+  const arms = checks.map((c) => `WHEN ${c.when} THEN ${problemStruct(d, c)}`)
   return `CASE ${arms.join('\n    ')} END`
 }
 
 /** A check's problem as norm stores it: property, the value (at most 200 characters), reason. */
-export function problemStruct(c: Check): string {
-  return `struct_pack(property := ${literal(c.property)}, value := left(CAST(${c.value} AS VARCHAR), 200), reason := ${literal(c.reason)})`
+export function problemStruct(d: Dialect, c: Check): string {
+  return d.problem(c.property, `left(${d.cast(c.value, 'string')}, 200)`, c.reason)
 }
 
 /**
@@ -85,12 +85,12 @@ export function problemStruct(c: Check): string {
  * every failing check, as a list (NULL when none fails). The record itself is stored; these values
  * are left out of it.
  */
-export function notesList(checks: Check[], first?: string): string {
-  const arms = [...(first ? [first] : []), ...checks.map((c) => `CASE WHEN ${c.when} THEN ${problemStruct(c)} END`)]
-  if (arms.length === 0) return 'NULL::STRUCT(property VARCHAR, value VARCHAR, reason VARCHAR)[]'
+export function notesList(d: Dialect, checks: Check[], first?: string): string {
+  const arms = [...(first ? [first] : []), ...checks.map((c) => `CASE WHEN ${c.when} THEN ${problemStruct(d, c)} END`)]
+  if (arms.length === 0) return d.noProblems()
   // almost every record has no note: the list is built only for those that have one (else NULL)
   const any = [...(first ? [`${first} IS NOT NULL`] : []), ...checks.map((c) => `(${c.when})`)].join(' OR ')
-  return `CASE WHEN ${any} THEN list_filter([${arms.join(', ')}], x -> x IS NOT NULL) END`
+  return `CASE WHEN ${any} THEN ${d.problemList(arms)} END`
 }
 
 /** The SDK's event id (spec-notes): a letter or $ first, at most 99 characters. */
@@ -105,12 +105,12 @@ const PLAN_EVENT_ID = `'[A-Za-z_][A-Za-z0-9_]{0,99}'`
  */
 export type EventIdRule = 'sdk' | 'plan'
 
-function eventIdCheck(xwhat: string, rule: EventIdRule): Check {
+function eventIdCheck(d: Dialect, xwhat: string, rule: EventIdRule): Check {
   if (rule === 'sdk') {
-    return { when: `NOT regexp_full_match(${xwhat}, ${SDK_EVENT_ID})`, property: 'xwhat', value: xwhat, reason: 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters' }
+    return { when: `NOT ${d.matches(xwhat, SDK_EVENT_ID)}`, property: 'xwhat', value: xwhat, reason: 'must start with a letter or $, hold only letters, digits, _ and $, and be at most 99 characters' }
   }
   return {
-    when: `NOT (regexp_full_match(${xwhat}, ${SDK_EVENT_ID}) OR regexp_full_match(${xwhat}, ${PLAN_EVENT_ID}))`,
+    when: `NOT (${d.matches(xwhat, SDK_EVENT_ID)} OR ${d.matches(xwhat, PLAN_EVENT_ID)})`,
     property: 'xwhat',
     value: xwhat,
     reason: 'must be an SDK event id (a letter or $ first, then letters, digits, _ and $, at most 99 characters) or a plan id (letters, digits and _, not a digit first, at most 100 characters)',
@@ -118,12 +118,12 @@ function eventIdCheck(xwhat: string, rule: EventIdRule): Check {
 }
 
 /** The checks every record goes through: user id, event id, time (spec-notes limits). */
-export function identityChecks(xwho: string, xwhat: string, xwhen: string, xwhenRaw: string, eventIds: EventIdRule): Check[] {
+export function identityChecks(d: Dialect, xwho: string, xwhat: string, xwhen: string, xwhenRaw: string, eventIds: EventIdRule): Check[] {
   return [
     { when: `${xwho} IS NULL OR ${xwho} = ''`, property: 'xwho', value: "''", reason: 'is missing' },
     { when: `length(${xwho}) > 254`, property: 'xwho', value: xwho, reason: 'is longer than 254 characters' },
     { when: `${xwhat} IS NULL OR ${xwhat} = ''`, property: 'xwhat', value: "''", reason: 'is missing' },
-    eventIdCheck(xwhat, eventIds),
+    eventIdCheck(d, xwhat, eventIds),
     { when: `${xwhen} IS NULL`, property: 'xwhen', value: `COALESCE(${xwhenRaw}, '')`, reason: 'is not a time (epoch ms or s, ISO 8601, yyyy-MM-dd HH:mm:ss or yyyy-MM-dd)' },
   ]
 }

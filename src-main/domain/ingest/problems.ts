@@ -1,4 +1,5 @@
 import type { Warehouse } from '../../warehouse'
+import type { Dialect } from '../../warehouse/dialect'
 import type { MetaDb } from '../../store/meta'
 import type { Rejection } from './load'
 
@@ -53,21 +54,25 @@ export interface BatchProblems {
 }
 
 /** Every problem of norm: the refused records, and the notes of the stored ones (lenient norm). */
-const ALL_ROWS = `(SELECT _row, 'refused' AS kind, _problem.property AS property, _problem.value AS value, _problem.reason AS reason FROM norm WHERE _problem IS NOT NULL
+function allRows(d: Dialect): string {
+  const of = (problem: string) => `${d.problemField(problem, 'property')} AS property, ${d.problemField(problem, 'value')} AS value, ${d.problemField(problem, 'reason')} AS reason`
+  return `(SELECT _row, 'refused' AS kind, ${of('_problem')} FROM norm WHERE _problem IS NOT NULL
   UNION ALL
-  SELECT _row, 'dropped', n.property, n.value, n.reason FROM (SELECT _row, unnest(_notes) AS n FROM norm WHERE _problem IS NULL))`
+  SELECT _row, 'dropped', ${of('n')} FROM (SELECT _row, ${d.unnest('_notes')} AS n FROM norm WHERE _problem IS NULL))`
+}
 
 /** Reads the problems of a lenient `norm`, with the records they came from (`stage_records`). */
 export async function batchProblems(conn: Warehouse, droppedSample = 20, rows?: { first: number; last: number }): Promise<BatchProblems> {
   // a group of uploads loaded as one (uploadGroups.ts) reads each upload's rows
-  const ALL = rows ? `(SELECT * FROM ${ALL_ROWS} WHERE _row BETWEEN ${rows.first} AND ${rows.last})` : ALL_ROWS
-  const counts = await conn.query(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} GROUP BY ALL ORDER BY kind, property, reason`)
+  const d = conn.dialect
+  const ALL = rows ? `(SELECT * FROM ${allRows(d)} WHERE _row BETWEEN ${rows.first} AND ${rows.last})` : allRows(d)
+  const counts = await conn.query(`SELECT kind, property, reason, count(*) AS n FROM ${ALL} ${d.groupByAll(['kind', 'property', 'reason'])} ORDER BY kind, property, reason`)
   // the usual upload has no problem: one query, not three
   if (counts.length === 0) return { counts: [], examples: [], valuesDropped: 0, dropped: [] }
   const examples = (await conn.query(`SELECT p._row, p.kind, p.property, p.value, p.reason, left(s.line, ${EXCERPT_CHARS}) AS record,
-      try(json_extract_string(s.line, '$.xcontext."$lib"')) AS lib, try(json_extract_string(s.line, '$.xcontext."$lib_version"')) AS lib_version
+      ${d.jsonMemberString('s.line', ['xcontext', '$lib'])} AS lib, ${d.jsonMemberString('s.line', ['xcontext', '$lib_version'])} AS lib_version
     FROM (SELECT *, row_number() OVER (PARTITION BY kind, property, reason ORDER BY _row) AS k FROM ${ALL}) p
-    JOIN stage_records s ON s.rowid + 1 = p._row
+    JOIN stage_records s ON ${d.storedOrder('s')} + 1 = p._row
     WHERE p.k <= ${EXAMPLES_PER_UPLOAD} ORDER BY p._row, p.kind, p.property`))
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v))
   const typed = examples.map((e) => ({

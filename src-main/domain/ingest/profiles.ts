@@ -1,5 +1,4 @@
 import type { Warehouse } from '../../warehouse'
-import { column } from '../schema/types'
 import { USERS } from './identity'
 import { unsetCol, userCol, type PropertyPlan } from './norm'
 import { literal } from './sql'
@@ -13,11 +12,12 @@ import { literal } from './sql'
  * `$alias`): runs and rows go by distinct_id.
  */
 export async function applyProfiles(conn: Warehouse, props: PropertyPlan[], unsetIds: string[]): Promise<number> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE prof AS
-    SELECT *, sum(CASE WHEN op IS DISTINCT FROM prev_op THEN 1 ELSE 0 END) OVER (PARTITION BY distinct_id ORDER BY xwhen, _row) AS level
+  const d = conn.dialect
+  const column = (id: string) => d.ident(id)
+  await conn.run(d.tempTableAs('prof', `SELECT *, sum(CASE WHEN op IS DISTINCT FROM prev_op THEN 1 ELSE 0 END) OVER (PARTITION BY distinct_id ORDER BY xwhen, _row) AS level
     FROM (SELECT n.*, u.distinct_id, lag(op) OVER (PARTITION BY u.distinct_id ORDER BY n.xwhen, n._row) AS prev_op
           FROM norm n JOIN user_ids u USING (xwho)
-          WHERE n.is_profile AND n._problem IS NULL AND NOT n.debug)`)
+          WHERE n.is_profile AND n._problem IS NULL AND NOT n.debug)`))
   const levels = (await conn.rows('SELECT DISTINCT level, op FROM prof ORDER BY level, op')).map((r) => ({ level: Number(r[0]), op: String(r[1]) }))
   let changed = 0
   for (const { level, op } of levels) {
@@ -28,7 +28,7 @@ export async function applyProfiles(conn: Warehouse, props: PropertyPlan[], unse
     }
     if (op === '$profile_unset') {
       if (unsetIds.length === 0) continue
-      const aggs = unsetIds.map((id) => `bool_or(${unsetCol(id)}) AS ${unsetCol(id)}`).join(', ')
+      const aggs = unsetIds.map((id) => `${d.anyTrue(unsetCol(id))} AS ${unsetCol(id)}`).join(', ')
       const sets = unsetIds.map((id) => `${column(id)} = CASE WHEN a.${unsetCol(id)} THEN NULL ELSE profile_vd.${column(id)} END`).join(', ')
       changed += await conn.run(`UPDATE profile_vd SET ${sets} FROM (SELECT distinct_id, ${aggs} FROM ${batch} GROUP BY distinct_id) a WHERE profile_vd.distinct_id = a.distinct_id`)
       continue
@@ -41,10 +41,10 @@ export async function applyProfiles(conn: Warehouse, props: PropertyPlan[], unse
     if (usable.length === 0) continue
     const agg = (p: PropertyPlan) => {
       const v = userCol(p.id)
-      if (op === '$profile_set') return `arg_max(${v}, (xwhen, _row)) FILTER (WHERE ${v} IS NOT NULL) AS ${v}`
-      if (op === '$profile_set_once') return `arg_min(${v}, (xwhen, _row)) FILTER (WHERE ${v} IS NOT NULL) AS ${v}`
+      if (op === '$profile_set') return `${d.lastPresent(v, ['xwhen', '_row'])} AS ${v}`
+      if (op === '$profile_set_once') return `${d.firstPresent(v, ['xwhen', '_row'])} AS ${v}`
       if (op === '$profile_increment') return `sum(${v}) AS ${v}`
-      return `flatten(list(${v} ORDER BY xwhen, _row) FILTER (WHERE ${v} IS NOT NULL)) AS ${v}`
+      return `${d.joinListsInOrder(v, ['xwhen', '_row'])} AS ${v}`
     }
     const set = (p: PropertyPlan) => {
       const v = `a.${userCol(p.id)}`
@@ -52,7 +52,7 @@ export async function applyProfiles(conn: Warehouse, props: PropertyPlan[], unse
       if (op === '$profile_set') return `${column(p.id)} = COALESCE(${v}, ${cur})`
       if (op === '$profile_set_once') return `${column(p.id)} = COALESCE(${cur}, ${v})`
       if (op === '$profile_increment') return `${column(p.id)} = CASE WHEN ${v} IS NULL THEN ${cur} ELSE COALESCE(${cur}, 0) + ${v} END`
-      return `${column(p.id)} = CASE WHEN ${v} IS NULL OR len(${v}) = 0 THEN ${cur} ELSE list_concat(COALESCE(${cur}, []), ${v}) END`
+      return `${column(p.id)} = CASE WHEN ${v} IS NULL OR ${d.length(v)} = 0 THEN ${cur} ELSE ${d.appendList(`COALESCE(${cur}, ${d.emptyList()})`, v)} END`
     }
     const result = await conn.run(`UPDATE profile_vd SET ${usable.map(set).join(', ')}
       FROM (SELECT distinct_id, ${usable.map(agg).join(', ')} FROM ${batch} GROUP BY distinct_id) a

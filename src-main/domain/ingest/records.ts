@@ -1,4 +1,5 @@
 import type { Warehouse } from '../../warehouse'
+import type { Dialect } from '../../warehouse/dialect'
 import { PROFILE_EVENTS } from '../schema/presets'
 import type { DataType } from '../schema/types'
 import { firstValues, INFERENCE_SAMPLE, inferJson } from './infer'
@@ -27,8 +28,9 @@ import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
  */
 
 const VALUE_OPS = ['$profile_set', '$profile_set_once', '$profile_increment', '$profile_append']
-const PROFILE_LIST = `[${PROFILE_EVENTS.map(literal).join(', ')}]`
-const VALUE_OP_LIST = `[${VALUE_OPS.map(literal).join(', ')}]`
+/** The profile operations, and those that carry values. */
+const profileList = (d: Dialect) => d.list(PROFILE_EVENTS.map(literal))
+const valueOpList = (d: Dialect) => d.list(VALUE_OPS.map(literal))
 /** Computed once per record in norm's projections, read by each property's check. */
 const IS_EVENT = '__event'
 const IS_VALUE_OP = '__value_op'
@@ -36,15 +38,15 @@ const IS_VALUE_OP = '__value_op'
 const NOT_USER_PROPERTIES = new Set(['$debug'])
 /** What the SDKs put in every record's xcontext, unset records included: there they name nothing to unset. */
 const SDK_PRESETS = new Set(['$lib', '$lib_version', '$platform', '$is_login', '$debug', '$time_calibrated'])
-/** A line that holds something: trim() copies the line, so only lines not starting with { pay for it. */
-const NOT_BLANK = "CASE WHEN starts_with(line, '{') THEN true ELSE trim(line) <> '' END"
 /** A record's xwhat when it is a JSON string (NULL for a line that is not a JSON object). */
-const XWHAT = jsonKind.stringValue("CAST(try(line->'$.xwhat') AS VARCHAR)")
+const xwhatOf = (d: Dialect) => jsonKind.stringValue(d.jsonMember('line', 'xwhat'))
 /** What a record's keys are judged by: its class ('' for an event, else the operation). */
-const classOf = (xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN list_contains(${PROFILE_LIST}, ${xwhat}) THEN ${xwhat} ELSE '' END`
+const classOf = (d: Dialect, xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN ${d.includes(profileList(d), xwhat)} THEN ${xwhat} ELSE '' END`
+/** A staged line's place, from 0 (its line number: staged in order). */
+const lineOf = (d: Dialect) => d.storedOrder('stage_records')
 /** The staged records with their place (`__uba_r`, from 0) and class; `head` keeps the first so many lines. */
-const records = (head?: number) =>
-  `(SELECT __uba_r, line, ${classOf('xwhat')} AS cls FROM (SELECT rowid AS __uba_r, line, ${XWHAT} AS xwhat FROM stage_records WHERE ${NOT_BLANK}${head === undefined ? '' : ` AND rowid < ${head}`}))`
+const records = (d: Dialect, head?: number) =>
+  `(SELECT __uba_r, line, ${classOf(d, 'xwhat')} AS cls FROM (SELECT ${lineOf(d)} AS __uba_r, line, ${xwhatOf(d)} AS xwhat FROM stage_records WHERE ${d.notBlank('line')}${head === undefined ? '' : ` AND ${lineOf(d)} < ${head}`}))`
 /** Lines whose values a first inference pass reads: the values of most properties are all there. */
 const INFERENCE_HEAD = 20_000
 /**
@@ -53,36 +55,35 @@ const INFERENCE_HEAD = 20_000
  * xwhat (rejected): its keys then join the event keys, which changes nothing, since types are
  * inferred from records of the class only and a property no loaded record carries is not added.
  */
-const LISTING_CLASS = `CASE WHEN contains(line, '$profile_') OR contains(line, '\\') THEN ${classOf(XWHAT)} ELSE '' END`
-const CLASS_OF = { event: "cls = ''", valueOp: `list_contains(${VALUE_OP_LIST}, cls)`, unset: "cls = '$profile_unset'" }
+const listingClass = (d: Dialect) => `CASE WHEN ${d.contains('line', "'$profile_'")} OR ${d.contains('line', "'\\'")} THEN ${classOf(d, xwhatOf(d))} ELSE '' END`
+const classes = (d: Dialect) => ({ event: "cls = ''", valueOp: d.includes(valueOpList(d), 'cls'), unset: "cls = '$profile_unset'" })
 
 export interface KnownTypes {
   event: Map<string, DataType>
   user: Map<string, DataType>
 }
 
-const INVALID_KEY = "k -> length(k) > 125 OR NOT regexp_full_match(k, '\\$?[A-Za-z_][A-Za-z0-9_]*')"
-const RESERVED = `[${RESERVED_IDS.map(literal).join(', ')}]`
-const keyChecks = (keys: string) => ({
-  tooMany: `len(${keys}) > 300`,
-  invalid: `list_bool_or(list_transform(${keys}, ${INVALID_KEY}))`,
-  reserved: `list_bool_or(list_transform(${keys}, k -> list_contains(${RESERVED}, lower(k))))`,
+const invalidKey = (d: Dialect, k: string) => `length(${k}) > 125 OR NOT ${d.matches(k, "'\\$?[A-Za-z_][A-Za-z0-9_]*'")}`
+const keyChecks = (d: Dialect, keys: string) => ({
+  tooMany: `${d.length(keys)} > 300`,
+  invalid: d.some(keys, (k) => invalidKey(d, k)),
+  reserved: d.some(keys, (k) => d.includes(d.list(RESERVED_IDS.map(literal)), `lower(${k})`)),
 })
 
 /** The key lists of the records, by class; resolves to whether any list breaks a key rule. */
 async function surveyKeys(conn: Warehouse): Promise<boolean> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE rec_keys AS
-    SELECT keys, cls, count(*) AS n
-    FROM (SELECT try(json_keys(line, '$.xcontext')) AS keys, ${LISTING_CLASS} AS cls FROM stage_records WHERE ${NOT_BLANK})
-    GROUP BY ALL`)
-  const k = keyChecks('keys')
-  const rows = await conn.rows(`SELECT COALESCE(bool_or(${k.tooMany} OR ${k.invalid} OR ${k.reserved}), false) FROM rec_keys WHERE keys IS NOT NULL`)
+  const d = conn.dialect
+  await conn.run(d.tempTableAs('rec_keys', `SELECT keys, cls, count(*) AS n
+    FROM (SELECT ${d.jsonKeys('line', 'xcontext')} AS keys, ${listingClass(d)} AS cls FROM stage_records WHERE ${d.notBlank('line')})
+    ${d.groupByAll(['keys', 'cls'])}`))
+  const k = keyChecks(d, 'keys')
+  const rows = await conn.rows(`SELECT COALESCE(${d.anyTrue(`${k.tooMany} OR ${k.invalid} OR ${k.reserved}`)}, false) FROM rec_keys WHERE keys IS NOT NULL`)
   return rows[0][0] === true
 }
 
 /** The distinct keys the records of a class carry. */
 async function keysOf(conn: Warehouse, where: string): Promise<string[]> {
-  const rows = await conn.rows(`SELECT DISTINCT unnest(keys) AS k FROM rec_keys WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
+  const rows = await conn.rows(`SELECT DISTINCT ${conn.dialect.unnest('keys')} AS k FROM rec_keys WHERE keys IS NOT NULL AND ${where} ORDER BY k`)
   return rows.map((r) => String(r[0]))
 }
 
@@ -99,13 +100,13 @@ function group(keys: string[]): Map<string, string[]> {
 
 /** The first present values of each id (its raw keys in order, the first one present), as JSON texts; each record parsed once. */
 async function valuesOf(conn: Warehouse, ids: [string, string[]][], where: string, head?: number): Promise<Map<string, string[]>> {
+  const d = conn.dialect
   const keys = [...new Set(ids.flatMap(([, k]) => k))]
   const at = new Map(keys.map((k, i) => [k, i + 1]))
-  const value = (k: string) => `x[${at.get(k)}]`
+  const value = (k: string) => d.listItem('x', at.get(k)!)
   const perId = ids.map(([, k]) => (k.length === 1 ? value(k[0]) : `COALESCE(${k.map(value).join(', ')})`))
-  const paths = keys.map((k) => literal(`$.xcontext."${k}"`)).join(', ')
-  const relation = `(SELECT __uba_r, try(json_extract(line, [${paths}])) AS x FROM ${records(head)} WHERE ${where}) WHERE x IS NOT NULL`
-  const texts = await firstValues(conn, `(SELECT * FROM ${relation})`, perId, "v IS NOT NULL AND json_type(v) <> 'NULL'")
+  const relation = `(SELECT __uba_r, ${d.jsonMembers('line', 'xcontext', keys)} AS x FROM ${records(d, head)} WHERE ${where}) WHERE x IS NOT NULL`
+  const texts = await firstValues(conn, `(SELECT * FROM ${relation})`, perId, `v IS NOT NULL AND ${d.jsonKindOf('v')} <> ${d.jsonKindName('null')}`)
   return new Map(ids.map(([id], i) => [id, texts[i]]))
 }
 
@@ -160,6 +161,7 @@ export interface RecordPlans {
 
 /** Builds `norm` from `stage_records`; `lenient` (the collector) stores records without the values that do not fit. */
 export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenient = false): Promise<RecordPlans> {
+  const CLASS_OF = classes(conn.dialect)
   const keysBroken = await surveyKeys(conn)
   const eventKeys = group(await keysOf(conn, CLASS_OF.event))
   const userKeys = group(await keysOf(conn, CLASS_OF.valueOp))
@@ -169,7 +171,7 @@ export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenie
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
   const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !SDK_PRESETS.has(id))
   const localDate = await conn.localDateSql(Number((await conn.rows('SELECT count(*) FROM stage_records'))[0][0]))
-  await unordered(conn, () => conn.run(normSql(event, user, unset, keysBroken, localDate, lenient)))
+  await unordered(conn, () => conn.run(normSql(conn.dialect, event, user, unset, keysBroken, localDate, lenient)))
   return { event, user, unset: unset.map(([id]) => id) }
 }
 
@@ -178,55 +180,54 @@ export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenie
  * parsed into JSON texts (t), the texts (j_*, __t*, and whether each key is there, __f*), the
  * values (__v*), the time, its local day (see localDate.ts), then the columns and the problem.
  */
-function normSql(event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string, lenient: boolean): string {
+function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string, lenient: boolean): string {
   const props = [...event, ...user]
   const fields = [...new Set([...props.flatMap((p) => p.keys), ...unset.flatMap(([, keys]) => keys), '$debug', '$platform'])]
-  const field = (k: string) => `t.xcontext."${k}"`
-  const struct = JSON.stringify({ xwho: 'JSON', xwhat: 'JSON', xwhen: 'JSON', xcontext: Object.fromEntries(fields.map((k) => [k, 'JSON'])) })
-  const texts = props.map((p, i) => `, CAST(${p.keys.length === 1 ? field(p.keys[0]) : `COALESCE(${p.keys.map(field).join(', ')})`} AS VARCHAR) AS ${textCol(i)}`)
+  const field = (k: string) => d.recordMember('t', 'xcontext', k)
+  const top = (name: string) => d.asJsonText(d.recordField('t', name))
+  const texts = props.map((p, i) => `, ${d.asJsonText(p.keys.length === 1 ? field(p.keys[0]) : `COALESCE(${p.keys.map(field).join(', ')})`)} AS ${textCol(i)}`)
   const flags = unset.map(([id, keys]) => `, (${keys.map((k) => `${field(k)} IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`)
-  const xwhen = `CASE WHEN ${jsonKind.integer('j_xwhen')} THEN to_timestamp(TRY_CAST(j_xwhen AS BIGINT) / 1000.0)
+  const xwhen = `CASE WHEN ${jsonKind.integer('j_xwhen')} THEN ${d.epochMillisText('j_xwhen')}
                       WHEN xwhen_text IS NOT NULL THEN ${eventTime('xwhen_text', false)} END`
-  const c = recordChecks(event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })), lenient)
+  const c = recordChecks(d, event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })), lenient)
   // sure: an object whose xcontext is an object (any key read, else asked) or absent, with good keys
   const sure = [
-    "starts_with(j_xwho, '\"')",
-    `(${[...fields.map((_, i) => `__f${i}`), "COALESCE(try(json_type(line, '$.xcontext')), 'NULL') IN ('NULL', 'OBJECT')"].join(' OR ')})`,
-    ...(keysBroken ? [`NOT COALESCE(${Object.values(keyChecks(KEYS)).join(' OR ')}, false)`] : []),
+    d.startsWith('j_xwho', `'"'`),
+    `(${[...fields.map((_, i) => `__f${i}`), `COALESCE(${d.jsonMemberKind('line', 'xcontext')}, ${d.jsonKindName('null')}) IN (${d.jsonKindName('null')}, ${d.jsonKindName('object')})`].join(' OR ')})`,
+    ...(keysBroken ? [`NOT COALESCE(${Object.values(keyChecks(d, keysOfLine(d))).join(' OR ')}, false)`] : []),
   ]
   // a record that is not sure gets the shape checks in their order first. Both CASE and COALESCE
   // evaluate a branch only for the rows that reach it, and a CASE condition stops at the first
   // true OR term: the line is parsed again only for the records no key was read from.
-  const problem = `COALESCE(CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(c.shape)} END, ${problemCase(c.values)})`
-  const notes = lenient ? `, ${notesList(c.notes, `CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(c.xcontextNotes)} END`)} AS _notes` : ''
-  return `CREATE OR REPLACE TEMP TABLE norm AS
-    SELECT _row, NOT __event AS is_profile, CASE WHEN NOT __event THEN xwhat END AS op,
+  const problem = `COALESCE(CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(d, c.shape)} END, ${problemCase(d, c.values)})`
+  const notes = lenient ? `, ${notesList(d, c.notes, `CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(d, c.xcontextNotes)} END`)} AS _notes` : ''
+  return d.tempTableAs('norm', `SELECT _row, NOT __event AS is_profile, CASE WHEN NOT __event THEN xwhat END AS op,
            xwho, xwhat, xwhen, ${dayOfDate('__date')} AS ds, debug, platform
-           ${event.map((p, i) => `, ${kept(p, valueCol(i), lenient)} AS ${eventCol(p.id)}`).join('')}
-           ${user.map((p, i) => `, ${applicable(p, kept(p, valueCol(event.length + i), lenient))} AS ${userCol(p.id)}`).join('')}
+           ${event.map((p, i) => `, ${kept(d, p, valueCol(i), lenient)} AS ${eventCol(p.id)}`).join('')}
+           ${user.map((p, i) => `, ${applicable(p, kept(d, p, valueCol(event.length + i), lenient))} AS ${userCol(p.id)}`).join('')}
            ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
            , ${problem} AS _problem ${notes}
     FROM (SELECT *, ${localDate('xwhen')} AS __date
-    FROM (SELECT *, ${xwhen} AS xwhen, NOT list_contains(${PROFILE_LIST}, xwhat) AS __event, list_contains(${VALUE_OP_LIST}, xwhat) AS __value_op
+    FROM (SELECT *, ${xwhen} AS xwhen, NOT ${d.includes(profileList(d), 'xwhat')} AS __event, ${d.includes(valueOpList(d), 'xwhat')} AS __value_op
     FROM (SELECT _row, line, j_xwho, j_xwhen ${fields.map((_, i) => `, __f${i}`).join('')},
                  ${jsonKind.stringValue('j_xwho')} AS xwho, ${jsonKind.stringValue('j_xwhat')} AS xwhat, ${jsonKind.stringValue('j_xwhen')} AS xwhen_text,
-                 COALESCE(${jsonKind.number('j_debug')} AND TRY_CAST(j_debug AS DOUBLE) = 1, false) AS debug,
+                 COALESCE(${jsonKind.number('j_debug')} AND ${d.tryCast('j_debug', 'number')} = 1, false) AS debug,
                  ${jsonKind.stringValue('j_platform')} AS platform
                  ${props.map((p, i) => `, ${textCol(i)}, ${p.read.value} AS ${valueCol(i)}`).join('')}
                  ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
-    FROM (SELECT _row, line, CAST(t.xwho AS VARCHAR) AS j_xwho, CAST(t.xwhat AS VARCHAR) AS j_xwhat, CAST(t.xwhen AS VARCHAR) AS j_xwhen,
-                 CAST(${field('$debug')} AS VARCHAR) AS j_debug, CAST(${field('$platform')} AS VARCHAR) AS j_platform
+    FROM (SELECT _row, line, ${top('xwho')} AS j_xwho, ${top('xwhat')} AS j_xwhat, ${top('xwhen')} AS j_xwhen,
+                 ${d.asJsonText(field('$debug'))} AS j_debug, ${d.asJsonText(field('$platform'))} AS j_platform
                  ${fields.map((k, i) => `, ${field(k)} IS NOT NULL AS __f${i}`).join('')}
                  ${texts.join('')} ${flags.join('')}
-    FROM (SELECT rowid + 1 AS _row, line, try(from_json(line, ${literal(struct)})) AS t FROM stage_records WHERE ${NOT_BLANK})))))`
+    FROM (SELECT ${lineOf(d)} + 1 AS _row, line, ${d.parseRecord('line', ['xwho', 'xwhat', 'xwhen'], 'xcontext', fields)} AS t FROM stage_records WHERE ${d.notBlank('line')})))))`)
 }
 
 /**
  * A value as stored. Read leniently, an array over the limits is left out (a value that does not
  * fit its type reads as NULL already, see typing.ts); read strictly, such a record is rejected.
  */
-function kept(p: Read, v: string, lenient: boolean): string {
-  const limits = lenient && p.type === 'array<string>' ? propertyChecks(p, v).slice(1) : []
+function kept(d: Dialect, p: Read, v: string, lenient: boolean): string {
+  const limits = lenient && p.type === 'array<string>' ? propertyChecks(d, p, v).slice(1) : []
   return limits.length === 0 ? v : `CASE WHEN ${limits.map((l) => l.when).join(' OR ')} THEN NULL ELSE ${v} END`
 }
 
@@ -240,7 +241,7 @@ function applicable(p: Read, v: string): string {
 const isPreset = (p: Read) => p.id.startsWith('$')
 
 /** The line's xcontext keys, for the checks of a record that is not sure: a parse per use. */
-const KEYS = "try(json_keys(line, '$.xcontext'))"
+const keysOfLine = (d: Dialect) => d.jsonKeys('line', 'xcontext')
 
 /**
  * The checks in the order their reasons win: the shape of the record and its identity (`shape`),
@@ -250,15 +251,16 @@ const KEYS = "try(json_keys(line, '$.xcontext'))"
  * xcontext (`xcontextNotes`, for a record that is not sure) and of the values (`notes`) do not
  * refuse the record: they note what is left out of it.
  */
-function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: string }[], lenient: boolean) {
-  const kind = 'json_type(TRY_CAST(line AS JSON))'
-  const xcKind = "try(json_type(line, '$.xcontext'))"
-  const k = keyChecks(KEYS)
+function recordChecks(d: Dialect, event: { p: Read; v: string }[], user: { p: Read; v: string }[], lenient: boolean) {
+  const kind = d.jsonKindOfText('line')
+  const xcKind = d.jsonMemberKind('line', 'xcontext')
+  const KEYS = keysOfLine(d)
+  const k = keyChecks(d, KEYS)
   // read leniently means sent by an SDK (the collector): the SDK's event ids; a file may hold the plan's too
-  const identity = identityChecks('xwho', 'xwhat', 'xwhen', "CAST(j_xwhen AS JSON)->>'$'", lenient ? 'sdk' : 'plan')
+  const identity = identityChecks(d, 'xwho', 'xwhat', 'xwhen', d.jsonString('j_xwhen'), lenient ? 'sdk' : 'plan')
   const properties: Check[] = [
-    ...event.flatMap(({ p, v }) => propertyChecks(p, v, IS_EVENT)),
-    ...user.flatMap(({ p, v }) => propertyChecks(p, v, IS_VALUE_OP)),
+    ...event.flatMap(({ p, v }) => propertyChecks(d, p, v, IS_EVENT)),
+    ...user.flatMap(({ p, v }) => propertyChecks(d, p, v, IS_VALUE_OP)),
     ...user.filter(({ p }) => p.type !== 'number' && !isPreset(p)).map(({ p, v }) => ({
       when: `xwhat = '$profile_increment' AND ${v} IS NOT NULL`, property: p.id, value: p.rawText, reason: 'is not a number property: only numbers can be incremented',
     })),
@@ -268,19 +270,19 @@ function recordChecks(event: { p: Read; v: string }[], user: { p: Read; v: strin
   ]
   const record: Check[] = [
     { when: `${kind} IS NULL`, property: 'record', value: 'line', reason: 'is not valid JSON' },
-    { when: `${kind} <> 'OBJECT'`, property: 'record', value: 'line', reason: 'is not a JSON object' },
-    { when: "j_xwho IS NOT NULL AND NOT starts_with(j_xwho, '\"')", property: 'xwho', value: 'j_xwho', reason: 'must be a string' },
+    { when: `${kind} <> ${d.jsonKindName('object')}`, property: 'record', value: 'line', reason: 'is not a JSON object' },
+    { when: `j_xwho IS NOT NULL AND NOT ${d.startsWith('j_xwho', `'"'`)}`, property: 'xwho', value: 'j_xwho', reason: 'must be a string' },
   ]
   const xcontext: Check[] = [
-    { when: `${xcKind} IS NOT NULL AND ${xcKind} NOT IN ('OBJECT', 'NULL')`, property: 'xcontext', value: "CAST(try(line->'$.xcontext') AS VARCHAR)", reason: 'must be an object' },
-    ...(lenient ? [] : [{ when: k.tooMany, property: 'xcontext', value: `len(${KEYS})`, reason: 'has more than 300 properties' }]),
+    { when: `${xcKind} IS NOT NULL AND ${xcKind} NOT IN (${d.jsonKindName('object')}, ${d.jsonKindName('null')})`, property: 'xcontext', value: d.jsonMember('line', 'xcontext'), reason: 'must be an object' },
+    ...(lenient ? [] : [{ when: k.tooMany, property: 'xcontext', value: d.length(KEYS), reason: 'has more than 300 properties' }]),
     {
       when: k.invalid,
       property: 'xcontext',
-      value: `list_filter(${KEYS}, ${INVALID_KEY})[1]`,
+      value: d.firstWhere(KEYS, (key) => invalidKey(d, key)),
       reason: 'has a property id that is not letters, digits and _ (optionally after $) or is longer than 125 characters',
     },
-    { when: k.reserved, property: 'xcontext', value: `CAST(${KEYS} AS VARCHAR)`, reason: 'uses a reserved id (distinct_id, xwho, xwhat, xwhen, ds) as a property' },
+    { when: k.reserved, property: 'xcontext', value: d.cast(KEYS, 'string'), reason: 'uses a reserved id (distinct_id, xwho, xwhat, xwhen, ds) as a property' },
   ]
   if (lenient) return { shape: [...record, ...identity], values: identity, xcontextNotes: xcontext, notes: properties }
   return { shape: [...record, ...identity, ...xcontext], values: [...identity, ...properties], xcontextNotes: [], notes: [] }

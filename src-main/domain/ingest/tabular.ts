@@ -147,13 +147,13 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
   const localDate = await conn.localDateSql(Number((await conn.rows('SELECT count(*) FROM stage_rows'))[0][0]))
-  const checks = [...identityChecks('__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(p, value(i)))]
+  const checks = [...identityChecks(conn.dialect, '__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(conn.dialect, p, value(i)))]
   await unordered(conn, () =>
     conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
       SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
              __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
-             , ${problemCase(checks)} AS _problem
+             , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
             FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
                          ${plans.map((p, i) => `, ${p.read.value} AS ${value(i)}`).join('')}

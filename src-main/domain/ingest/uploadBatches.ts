@@ -135,35 +135,35 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Ware
   // (DuckDB numbers them from 2^55 until the commit), and a load reads a record's rowid as its row
   const staged = (k: number) => `stage_records_${k}`
   for (const [k, members] of groups.entries()) await stageRecordTexts(conn, members.flatMap((i) => uploads[i]), staged(k))
-  await conn.run('DROP TABLE IF EXISTS stage_records')
-  await conn.run('BEGIN TRANSACTION')
+  const d = conn.dialect
+  await conn.run(d.dropTable('stage_records', true))
   try {
-    for (const [k, members] of groups.entries()) {
-      await conn.run(`ALTER TABLE ${staged(k)} RENAME TO stage_records`)
-      // the properties the earlier loads brought are typed as they did, not inferred again
-      const pending = loads.map((l) => l.reported)
-      // what each load reported is sealed with its rows, so that a crash before the plan knows it
-      // is settled at the next start (recover.ts); forgotten once the plan says the same
-      const key = uploadKey(randomUUID())
-      const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
-      if (members.length > 1) {
-        const { load, each } = await loadGroup(ctx, scope, conn, members.map((i) => uploads[i]), pending, { beforeCommit })
-        loads.push({ ...load, key })
-        written.push(...each)
-      } else {
-        const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true, pending })
-        const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit, inOpenTransaction: true })
-        loads.push({ ...done, key })
-        written.push({ ...done, found: await batchProblems(conn) })
+    await conn.transaction(async () => {
+      for (const [k, members] of groups.entries()) {
+        await conn.run(d.renameTable(staged(k), 'stage_records'))
+        // the properties the earlier loads brought are typed as they did, not inferred again
+        const pending = loads.map((l) => l.reported)
+        // what each load reported is sealed with its rows, so that a crash before the plan knows it
+        // is settled at the next start (recover.ts); forgotten once the plan says the same
+        const key = uploadKey(randomUUID())
+        const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
+        if (members.length > 1) {
+          const { load, each } = await loadGroup(ctx, scope, conn, members.map((i) => uploads[i]), pending, { beforeCommit })
+          loads.push({ ...load, key })
+          written.push(...each)
+        } else {
+          const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true, pending })
+          const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit, inOpenTransaction: true })
+          loads.push({ ...done, key })
+          written.push({ ...done, found: await batchProblems(conn) })
+        }
+        if (k < groups.length - 1) await conn.run(d.dropTable('stage_records'))
       }
-      if (k < groups.length - 1) await conn.run('DROP TABLE stage_records')
-    }
-    await testPause('before-commit', `load of ${uploads.length} uploads ${appKey}`)
-    if (uploads.length > 1) await testPause('before-batch-commit', `load of ${uploads.length} uploads ${appKey}`)
-    await conn.run('COMMIT')
+      await testPause('before-commit', `load of ${uploads.length} uploads ${appKey}`)
+      if (uploads.length > 1) await testPause('before-batch-commit', `load of ${uploads.length} uploads ${appKey}`)
+    })
   } catch (err) {
-    await conn.run('ROLLBACK').catch(() => undefined)
-    for (const k of groups.keys()) await conn.run(`DROP TABLE IF EXISTS ${staged(k)}`).catch(() => undefined)
+    for (const k of groups.keys()) await conn.run(d.dropTable(staged(k), true)).catch(() => undefined)
     throw err
   }
   if (loads.some((l) => l.mergesToSettle)) await settleMerges(conn)

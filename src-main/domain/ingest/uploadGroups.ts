@@ -1,4 +1,5 @@
 import type { Warehouse } from '../../warehouse'
+import type { ProblemField } from '../../warehouse/parts/loads'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
 import { eventPropertyTypes, type Reported } from '../schema/plan'
@@ -94,7 +95,8 @@ export async function loadGroup(ctx: DomainContext, scope: ProjectScope, conn: W
     ranges.push({ i, first: next, last: next + texts.length - 1 })
     next += texts.length
   }
-  await conn.run(`CREATE OR REPLACE TEMP TABLE upload_ranges AS SELECT * FROM (VALUES ${ranges.map((r) => `(${r.i}, ${r.first}, ${r.last})`).join(', ')}) t(i, first_row, last_row)`)
+  const d = conn.dialect
+  await conn.run(d.tempTableAs('upload_ranges', `SELECT * FROM (VALUES ${ranges.map((r) => `(${r.i}, ${r.first}, ${r.last})`).join(', ')}) t(i, first_row, last_row)`))
   const rangeOf = 'JOIN upload_ranges u ON n._row BETWEEN u.first_row AND u.last_row'
   // new users numbered as the uploads' own loads would: by upload, then xwho (identity.ts)
   await ensureUserIds(conn)
@@ -112,8 +114,10 @@ export async function loadGroup(ctx: DomainContext, scope: ProjectScope, conn: W
   if (written !== load.eventsWritten || load.profilesChanged !== 0 || load.aliasesMerged + load.aliasesIgnored > 0) {
     throw new Error(`a group of uploads does not split: ${written} events counted, ${load.eventsWritten} written`)
   }
-  const rejected = load.rowsRejected === 0 ? [] : await conn.query(`SELECT u.i, n._row - u.first_row + 1 AS r, n._problem.property AS property, n._problem.value AS value, n._problem.reason AS reason
-    FROM norm n ${rangeOf} WHERE n._problem IS NOT NULL QUALIFY row_number() OVER (PARTITION BY u.i ORDER BY n._row) <= ${REJECTED_SAMPLE} ORDER BY n._row`)
+  const field = (f: ProblemField) => `${d.problemField('n._problem', f)} AS ${f}`
+  const rejected = load.rowsRejected === 0 ? [] : await conn.query(`SELECT i, r, property, value, reason FROM (
+      SELECT u.i, n._row, n._row - u.first_row + 1 AS r, ${field('property')}, ${field('value')}, ${field('reason')}, row_number() OVER (PARTITION BY u.i ORDER BY n._row) AS k
+      FROM norm n ${rangeOf} WHERE n._problem IS NOT NULL) AS p WHERE k <= ${REJECTED_SAMPLE} ORDER BY _row`)
   const anyProblem = (await batchProblems(conn, 0)).counts.length > 0
   const each: UploadWritten[] = []
   for (const r of ranges) {

@@ -14,17 +14,16 @@ export async function addColumns(conn: Warehouse, table: WarehouseTable, columns
   await conn.addColumns(table, columns)
 }
 
-/** The property columns a table has, with their engine types (base columns left out; dialect.valueTypeOf reads them). */
+/**
+ * The property columns a table has, with their engine types (base columns left out; dialect.valueTypeOf
+ * reads them), from the engine's catalog as the warehouse's dialect asks it.
+ */
 export async function propertyColumns(conn: Warehouse, table: WarehouseTable): Promise<Map<string, string>> {
-  const rows = await conn.query(
-    'SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
-    [table],
-  )
+  const { sql, values } = conn.dialect.tableColumns(table)
   const base: readonly string[] = table === 'event_vd' ? EVENT_BASE_COLUMNS : PROFILE_BASE_COLUMNS
   const out = new Map<string, string>()
-  for (const row of rows) {
-    const name = String(row.column_name)
-    if (!base.includes(name)) out.set(name, String(row.data_type))
+  for (const [name, type] of await conn.rows(sql, values)) {
+    if (!base.includes(String(name))) out.set(String(name), String(type))
   }
   return out
 }

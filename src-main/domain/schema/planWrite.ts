@@ -36,20 +36,15 @@ export async function applyPlanChange(
   writePlan: () => void,
 ): Promise<void> {
   if (columns.length > 0) {
-    await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-      await conn.run('BEGIN TRANSACTION')
-      try {
+    await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, (conn) =>
+      conn.transaction(async () => {
         for (const c of columns) {
           const column = { id: c.id, type: c.dataType }
           await conn.run(dialectOf(ctx, scope).addPropertyColumn(c.table, column))
           if (c.retype) await conn.run(dialectOf(ctx, scope).retypePropertyColumn(c.table, column))
         }
-        await conn.run('COMMIT')
-      } catch (err) {
-        await conn.run('ROLLBACK')
-        throw err
-      }
-    })
+      }),
+    )
   }
   ctx.meta.transaction(() => {
     writePlan()

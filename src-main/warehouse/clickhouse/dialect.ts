@@ -2,6 +2,7 @@ import type { Dialect } from '../dialect'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { names } from './parts/names'
+import { notYet } from './parts/notYet'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { resultText } from './parts/resultText'
@@ -18,5 +19,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone) }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...notYet }
 }

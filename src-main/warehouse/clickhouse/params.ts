@@ -1,4 +1,5 @@
-import type { BoundValue, SqlParams } from '../dialect'
+import type { SqlParams } from '../dialect'
+import type { BoundValue } from '..'
 import { literal } from './literal'
 
 /**

@@ -8,6 +8,8 @@ import { ClickHouseError, EngineUnavailableError } from './errors'
 import { quoteString } from './literal'
 import { exactRows, policyRows, rowObjects } from './results'
 import { ProgressPoll } from './progress'
+import type { Dialect } from '../dialect'
+import { clickhouseDialect } from './dialect'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
 import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, tsvLine, unquote } from './writes'
@@ -57,7 +59,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
     private readonly host: WarehouseHost,
     /** The project's zone: 18.16 has no session zone, so the dialect names it in the SQL. */
     readonly timeZone: string,
-  ) {}
+  ) {
+    this.dialect = clickhouseDialect(timeZone)
+  }
+
+  readonly dialect: Dialect
 
   /** One request: named, interruptible, queued behind the session's when it needs the session. */
   async #call<T>(send: (options: QueryOptions) => Promise<T>, sessionless = false): Promise<T> {
@@ -224,6 +230,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
     }
   }
 
+  /** A snapshot that lasts until `close`: whatever is written meanwhile is dropped then. */
+  async beginSnapshot(): Promise<void> {
+    this.#begin()
+  }
+
   #begin(): Staging {
     if (this.#staging) throw new Error('a transaction is already open on this connection')
     this.#staging = new Staging(this.#exec, this.host.database)
@@ -318,6 +329,8 @@ export class ClickHouseWarehouse implements WarehouseSession {
   close(): void {
     if (!this.#open) return
     this.#open = false
+    void this.#staging?.discard(true).catch(() => undefined)
+    this.#staging = null
     this.host.closed(this)
   }
 }

@@ -20,6 +20,7 @@ import {
 import type { AppendType, BoundValue, BoundValues, ColumnType, Row, ScanChunk, WarehouseSession } from '..'
 import { policyRow, policyValue, type ValuePolicy } from '../values'
 import { chunksOf, doubleColumn, intColumn } from './columnar'
+import { duckdbDialect } from './dialect'
 import { localDateSql } from './localDate'
 
 /** The engine's types of the product's column types. */
@@ -73,6 +74,8 @@ function ident(name: string): string {
  * stays inside the engine folder: `conn`, `runAndReadAll` are for engine code and tests.
  */
 export class DuckDBWarehouse implements WarehouseSession {
+  readonly dialect = duckdbDialect
+
   constructor(
     readonly conn: DuckDBConnection,
     private readonly control: { interrupt(): void; readonly interrupted: boolean; close(): void },
@@ -151,6 +154,11 @@ export class DuckDBWarehouse implements WarehouseSession {
       // nothing is kept; a connection that was interrupted is closed right after anyway
       await this.conn.run('ROLLBACK').catch(() => undefined)
     }
+  }
+
+  async beginSnapshot(): Promise<void> {
+    // closing the connection ends the transaction, and whatever it wrote is gone with it
+    await this.conn.run('BEGIN TRANSACTION')
   }
 
   async addColumns(table: string, columns: readonly { id: string; dataType: ColumnType }[]): Promise<void> {

@@ -1,4 +1,5 @@
-import type { BoundValue, SqlParams as Params } from '../dialect'
+import type { SqlParams as Params } from '../dialect'
+import type { BoundValue } from '..'
 
 /**
  * DuckDB's bound values: $1, $2 ... in the order they are added. The domain gets one from

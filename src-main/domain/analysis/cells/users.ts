@@ -58,29 +58,29 @@ function analysisBody(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Finds the cell's users on `conn` into the temp table cell_ids (distinct_id), in a transaction
- * (one snapshot, as the analysis reads) that the caller ends.
+ * Checks the request and returns what finds the cell's users on `conn` into the temp table
+ * cell_ids (distinct_id): to run in a snapshot (as the analysis reads) that the caller ends.
  */
-async function fillCell(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: Warehouse): Promise<void> {
+async function prepareCell(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: Warehouse): Promise<() => Promise<void>> {
   const module = CELL_ANALYSES[analysis]
   if (!module) throw badParam('analysis', `no analysis is called ${analysis}`)
   const { env, request } = await openAnalysis(ctx, scope, conn, module.analysis, analysisBody(body), currentTime())
   const cell = cellOf(body, module.fields)
-  await conn.run('BEGIN TRANSACTION')
-  const found = await module.select(env, request, cell)
-  await conn.run(dialectOf(ctx, scope).tempTable('cell_ids', [['distinct_id', 'bigint']]))
-  if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values)
-  else if (found.ids.length > 0) await conn.run(dialectOf(ctx, scope).insertNumbers('cell_ids'), [found.ids])
+  return async () => {
+    const found = await module.select(env, request, cell)
+    await conn.run(dialectOf(ctx, scope).tempTable('cell_ids', [['distinct_id', 'bigint']]))
+    if (!('ids' in found)) await conn.run(`INSERT INTO cell_ids SELECT * FROM (${found.sql})`, found.params.values)
+    else if (found.ids.length > 0) await conn.run(dialectOf(ctx, scope).insertNumbers('cell_ids'), [found.ids])
+  }
 }
 
-/** fillCell, then `work`; nothing is written, so the transaction is rolled back. */
+/** The cell's users, then `work`, on one snapshot; nothing is written, so it is rolled back. */
 async function withCell<T>(ctx: DomainContext, scope: ProjectScope, analysis: string, body: Record<string, unknown>, conn: Warehouse, work: () => Promise<T>): Promise<T> {
-  try {
-    await fillCell(ctx, scope, analysis, body, conn)
-    return await work()
-  } finally {
-    await conn.run('ROLLBACK').catch(() => undefined)
-  }
+  const fill = await prepareCell(ctx, scope, analysis, body, conn)
+  return conn.snapshot(async () => {
+    await fill()
+    return work()
+  })
 }
 
 function pageOf(body: Record<string, unknown>): { page: number; pageSize: number } {
@@ -129,7 +129,9 @@ export async function* exportCellUsers(ctx: DomainContext, scope: ProjectScope, 
   let members: string
   try {
     columns = await columnsOf(ctx, scope, session, body)
-    await fillCell(ctx, scope, analysis, body, session)
+    const fill = await prepareCell(ctx, scope, analysis, body, session)
+    await session.beginSnapshot()
+    await fill()
     members = await membersOf(session, dialectOf(ctx, scope))
   } catch (err) {
     session.close()

@@ -1,0 +1,23 @@
+import { engineUnavailable } from '../../../errors'
+import type { LoadsPart } from '../../parts/loads'
+import type { RecordsPart } from '../../parts/records'
+
+/**
+ * The parts a ClickHouse project cannot use yet: reading SDK records and writing loads (the
+ * collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
+ * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write.
+ */
+const METHODS = [
+  'notBlank', 'startsWith', 'matches', 'includes', 'firstWhere', 'tryCast', 'epochMillisText', 'jsonMember', 'jsonKeys', 'jsonMembers', 'listItem',
+  'jsonMemberString', 'jsonKindOf', 'jsonKindOfText', 'jsonMemberKind', 'jsonKindName', 'jsonString', 'parseRecord', 'recordField', 'recordMember',
+  'asJsonText', 'problem', 'noProblem', 'problemList', 'noProblems', 'problemField', 'anyTrue', 'lastPresent', 'firstPresent', 'joinListsInOrder',
+  'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
+] as const
+
+function refusal(name: string): () => never {
+  return () => {
+    throw engineUnavailable(`loading records into a ClickHouse project is not available in this version (${name})`)
+  }
+}
+
+export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart
