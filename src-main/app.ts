@@ -10,6 +10,7 @@ import { preparePlansAtStartup } from './domain/schema/plan'
 import { clearLitter, settleInterruptedJobs, settleInterruptedUploads } from './domain/ingest/recover'
 import { settleInterruptedRuns } from './domain/userSets/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
+import { closeFunnelThreads } from './domain/analysis/funnelThreads'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
 import { parseCollectorListen } from './server/collectorAddress'
@@ -43,6 +44,8 @@ export interface AppOptions {
   collectorListen?: { host: string; port: number }
   /** Folders imports by path may read besides the setting `import.roots` (`serve --import-root`). */
   importRoots?: string[]
+  /** Threads following funnel paths; default: UBA_ANALYSIS_THREADS, else one per core. */
+  analysisThreads?: number
 }
 
 /** The domain's context with the engine it runs on here, for the app's own code and its tests. */
@@ -62,7 +65,7 @@ export interface RunningApp {
 }
 
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): AppContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots' | 'analysisThreads'>, onError: (err: unknown, what: string) => void): AppContext {
   const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
   createPrivateFile(layout.meta)
@@ -73,7 +76,8 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
   })
-  const ctx: AppContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
+  const analysisThreads = options.analysisThreads ?? (Number(process.env.UBA_ANALYSIS_THREADS) || undefined)
+  const ctx: AppContext = { meta, warehouse, dialect: duckdbDialect, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [], analysisThreads }
   ensurePlatform(ctx)
   return ctx
 }
@@ -141,6 +145,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await collectorListener.stop()
     await server?.close()
     await ctx.background.idle()
+    await closeFunnelThreads(ctx)
     await ctx.warehouse.close()
     ctx.meta.close()
     throw err
@@ -170,6 +175,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         await Promise.all([running.close(), collectorListener.stop()])
         clearTimeout(grace)
         await ctx.background.idle()
+        await closeFunnelThreads(ctx)
         await ctx.warehouse.close()
         clearLitter(ctx)
         ctx.meta.close()
