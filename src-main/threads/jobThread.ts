@@ -63,6 +63,11 @@ export class JobThread<Job extends object, Reply extends object> {
     private readonly options: JobThreadOptions,
   ) {}
 
+  /** Whether the thread is started. */
+  get started(): boolean {
+    return this.worker !== null
+  }
+
   /** Jobs sent and not answered yet. */
   get busy(): number {
     return this.pending.size

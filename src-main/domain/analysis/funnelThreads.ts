@@ -35,6 +35,11 @@ class FunnelThreadPool {
     return { threads: this.threads.slice(0, size), run: ++this.runs }
   }
 
+  /** Threads started, and parts of funnels being followed or waiting on them. */
+  state(): { started: number; following: number } {
+    return { started: this.threads.filter((t) => t.started).length, following: this.threads.reduce((n, t) => n + t.busy, 0) }
+  }
+
   async close(): Promise<void> {
     const threads = this.threads
     this.threads = []
@@ -49,6 +54,11 @@ export function funnelThreadCount(ctx: Pick<DomainContext, 'analysisThreads'>): 
   return ctx.analysisThreads && ctx.analysisThreads > 0 ? ctx.analysisThreads : availableParallelism()
 }
 
+/** How busy the server's funnel threads are (what /health's neighbours wait for; tests). */
+export function funnelThreadState(ctx: Pick<DomainContext, 'warehouse'>): { started: number; following: number } {
+  return pools(ctx).state()
+}
+
 /** Stops the server's funnel threads (the app's close). */
 export function closeFunnelThreads(ctx: Pick<DomainContext, 'warehouse'>): Promise<void> {
   return pools(ctx).close()
@@ -61,6 +71,7 @@ export class ThreadedPaths {
   private readonly used = new Set<FunnelThread>()
   private readonly running = new Set<Promise<void>>()
   private failure: { err: unknown } | null = null
+  private parts = 0
 
   constructor(
     ctx: Pick<DomainContext, 'warehouse' | 'analysisThreads'>,
@@ -73,7 +84,9 @@ export class ThreadedPaths {
   async add(part: FunnelPart): Promise<void> {
     while (this.running.size >= this.threads.length) await Promise.race(this.running)
     if (this.failure) throw this.failure.err
-    const thread = this.threads.reduce((a, b) => (b.busy < a.busy ? b : a))
+    // among the least busy, the next in turn: each thread gets its share of the parts
+    const turn = this.parts++ % this.threads.length
+    const thread = [...this.threads.slice(turn), ...this.threads.slice(0, turn)].reduce((a, b) => (b.busy < a.busy ? b : a))
     this.used.add(thread)
     const buffers = [part.uid.buffer, part.t.buffer, part.md.buffer, ...(part.li ? [part.li.buffer] : [])] as ArrayBuffer[]
     const following: Promise<void> = thread.run({ kind: 'part', run: this.run, options: this.options, part }, buffers).then(
