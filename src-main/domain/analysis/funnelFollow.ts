@@ -20,6 +20,24 @@ export interface EarlierRange {
   days: string[]
 }
 
+/**
+ * The env's statements one after another, for funnels followed at the same time on one connection
+ * (a compare's ranges): a statement started there would cut a streamed scan short.
+ */
+export function oneAtATime(env: AnalysisEnv): AnalysisEnv {
+  let last: Promise<unknown> = Promise.resolve()
+  const after = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = last.then(work, work)
+    last = next.catch(() => undefined)
+    return next
+  }
+  return {
+    ...env,
+    query: (sql, params) => after(() => env.query(sql, params)),
+    scan: async (sql, params) => ({ result: after(async () => (await env.scan(sql, params)).result) }),
+  }
+}
+
 /** What the threads follow a funnel with: the follower's options (funnelPaths.ts) for `req` over `days` (and `earlier`'s). */
 function threadOptions(req: FunnelRequest, days: string[], cell: CellListener | undefined, earlier: EarlierRange | undefined): FunnelThreadOptions {
   const first = dayIndex(dsOf(req.fromDate))

@@ -10,7 +10,7 @@ import { compareOf, type ComparedRange } from './compare'
 import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from '../expr/eventRefs'
 import { HOLD_CONSTANT } from './funnelPaths'
-import { followPaths, type EarlierRange } from './funnelFollow'
+import { followPaths, oneAtATime, type EarlierRange } from './funnelFollow'
 import { dayIndex, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { MAX_SLOTS } from './funnelRows'
 import { cohortCheck } from '../userSets/membership'
@@ -229,15 +229,21 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
     const cmp = req.compare
     // the compared range in the same pass when the two read days that meet
     const earlier = cmp && oneRead(req, cmp) ? { fromDate: cmp.fromDate, toDate: cmp.toDate, days: series(cmp.fromDate, cmp.toDate, 'DAY') } : undefined
-    const { total, groups, timeToConvert, compared } = await tally(env, req, days, earlier)
+    // apart, the compared range is followed at the same time as the answer's: their parts share the
+    // threads, their statements the connection (one at a time)
+    const shared = cmp && !earlier ? oneAtATime(env) : env
+    const [{ total, groups, timeToConvert, compared }, apart] = await Promise.all([
+      tally(shared, req, days, earlier),
+      cmp && !earlier ? tally(shared, { ...req, fromDate: cmp.fromDate, toDate: cmp.toDate, timeToConvert: null }, series(cmp.fromDate, cmp.toDate, 'DAY')) : undefined,
+    ])
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
     const breakdown = [...groups.values()]
       .sort((a, b) => entered(b) - entered(a) || Number(a.byValue === UNKNOWN) - Number(b.byValue === UNKNOWN) || String(a.byValue).localeCompare(String(b.byValue)))
       .slice(0, req.limit)
     const rows = [total, ...breakdown]
-    // the same funnel over the compared range: from the same pass, or a second one
-    const compare = cmp ? await comparedFunnel(req, cmp, days, rows, async (from, to, earlierDays) => compared ?? tally(env, { ...req, fromDate: from, toDate: to, timeToConvert: null }, earlierDays)) : undefined
+    // the same funnel over the compared range: from the same pass, or the one beside it
+    const compare = cmp ? comparedFunnel(req, cmp, days, rows, (compared ?? apart)!) : undefined
     return {
       dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
       byField: req.byField?.property.expression ?? null,
