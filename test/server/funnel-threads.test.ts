@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { resolve } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { funnelThreadState } from '../../src-main/domain/analysis/funnelThreads'
 import { EVENT_ORDER } from '../../src-main/domain/ingest/sql'
@@ -87,4 +90,40 @@ describe('funnel threads', () => {
     }
     expect(funnelThreadState(one.app.ctx)).toEqual({ started: 0, following: 0 })
   }, 120_000)
+})
+
+describe('the built funnel thread', () => {
+  const built = resolve(import.meta.dirname, '..', '..', 'out', 'main', 'funnelThread.js')
+  it.runIf(existsSync(built))('(out/main, plain Node) follows a part and answers the rows and a cell\'s users', async () => {
+    const worker = new Worker(built)
+    try {
+      const replies = new Map<number, any>()
+      const all = new Promise<void>((done, fail) => {
+        worker.on('message', (m: { id: number }) => {
+          replies.set(m.id, m)
+          if (replies.size === 2) done()
+        })
+        worker.on('error', fail)
+      })
+      // day field 1 (column 1); user 10: view at 0 s, pay at 5 s; user 11: view only
+      const day = 2 ** 20
+      const part = { uid: Int32Array.of(0, 0, 1), t: Float64Array.of(0, 5e6, 0), md: Float64Array.of(1 + day, 2 + day, 1 + day), li: null, labels: [], users: 2, firstUser: 10 }
+      const options = { steps: 2, windowMicros: 100e6, columnOfDay: Int32Array.of(0, 1), labelStep: null, cell: { column: 0, label: null, step: 1, outcome: 'converted' } }
+      worker.postMessage({ id: 1, kind: 'part', run: 7, options, part })
+      worker.postMessage({ id: 2, kind: 'finish', run: 7, options, others: [] })
+      await all
+      expect(replies.get(1)).toEqual({ id: 1, done: true })
+      expect(replies.get(2)).toEqual({
+        id: 2,
+        rows: [
+          { column: 0, label: null, counts: [2, 1], medians: [5] },
+          { column: 1, label: null, counts: [2, 1], medians: [5] },
+        ],
+        timeToConvert: [],
+        users: [10],
+      })
+    } finally {
+      await worker.terminate()
+    }
+  })
 })
