@@ -79,6 +79,7 @@ serveJobs<FunnelJob, FunnelReply>((job): { reply: FunnelReply; transfer?: ArrayB
     const { parts, buffers } = run.paths.tallyParts()
     return { reply: { tally: parts, users: [...run.users] }, transfer: buffers }
   }
+  // a thread that got no part of the users adds up the others' on a tally of its own
   const own = run ?? runOf(job.run, job.options)
   runs.delete(job.run)
   const users = own.users
