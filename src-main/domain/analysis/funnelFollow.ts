@@ -10,8 +10,11 @@ import type { AnalysisEnv } from './runner'
 
 /** A part's user ids, relative to its first, must fit an INTEGER. */
 const USERS_PER_PART = 2 ** 30
-/** Below this many events a funnel is one part: a thread's message costs more than following them. */
-const EVENTS_TO_SPLIT = 50_000
+/**
+ * Below this many events a funnel is one part, on one thread: following them takes a few tens of
+ * milliseconds, less than a second scan costs (a cell's users ask for many such funnels).
+ */
+const EVENTS_TO_SPLIT = 500_000
 
 /** An earlier range followed in the same pass as the answer's (compare): its days, in order. */
 export interface EarlierRange {
