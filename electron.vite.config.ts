@@ -16,8 +16,13 @@ export default defineConfig({
       // external: native modules cannot be bundled and electron-builder ships node_modules anyway
       externalizeDeps: true,
       rolldownOptions: {
-        // the collector's decode thread (decodePool.ts) loads this file beside index.js
-        input: { index: resolve(root, 'src-main/main.ts'), uploadDecodeWorker: resolve(root, 'src-main/domain/ingest/uploadDecodeWorker.ts') },
+        // the threads (the collector's decoders: decodePool.ts; the funnels' path following:
+        // funnelThreads.ts) load these files beside index.js
+        input: {
+          index: resolve(root, 'src-main/main.ts'),
+          uploadDecodeWorker: resolve(root, 'src-main/domain/ingest/uploadDecodeWorker.ts'),
+          funnelThread: resolve(root, 'src-main/domain/analysis/funnelThread.ts'),
+        },
       },
     },
   },

@@ -10,6 +10,7 @@ import { EVENT_ORDER } from '../src-main/domain/ingest/sql'
 import { addColumns } from '../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../src-main/domain/schema/plan'
 import { benchEventOptions } from './eventOptions'
+import { benchFunnelThreads } from './funnelThreads'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const USERS = 200_000
@@ -146,6 +147,7 @@ export async function benchAnalysis(): Promise<void> {
       console.log(`${label.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms (target <= 200 ms)   reads about ${Math.round(read).toLocaleString('en')} of ${EVENTS.toLocaleString('en')} rows`)
     }
     await benchEventOptions(post, only)
+    await benchFunnelThreads(app, post, only)
     // each funnel option next to the same funnel without it, measured back to back (the machine's load
     // varies over a run: the ratio of neighbours is the figure; issue 20 asks for at most 1.5)
     const funnel = { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' }

@@ -10,6 +10,7 @@ import { preparePlansAtStartup } from './domain/schema/plan'
 import { clearLitter, settleInterruptedJobs, settleInterruptedUploads } from './domain/ingest/recover'
 import { settleInterruptedRuns } from './domain/userSets/recover'
 import { startCohortScheduler } from './domain/cohorts/scheduler'
+import { closeFunnelThreads } from './domain/analysis/funnelThreads'
 import { dataLayout } from './paths'
 import { buildServer } from './server'
 import { parseCollectorListen } from './server/collectorAddress'
@@ -49,6 +50,8 @@ export interface AppOptions {
   collectorListen?: { host: string; port: number }
   /** Folders imports by path may read besides the setting `import.roots` (`serve --import-root`). */
   importRoots?: string[]
+  /** Threads following funnel paths; default: UBA_ANALYSIS_THREADS, else one per core. */
+  analysisThreads?: number
 }
 
 /**
@@ -75,7 +78,7 @@ export interface RunningApp {
 }
 
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots'>, onError: (err: unknown, what: string) => void): AppContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots' | 'analysisThreads'>, onError: (err: unknown, what: string) => void): AppContext {
   const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
   createPrivateFile(layout.meta)
@@ -89,7 +92,8 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
   const router = new WarehouseRouter({ embedded, embeddedDialect: duckdbDialect, choiceOf: (appKey) => warehouseChoiceOf(meta, appKey), clickhouse: clickhouseEngine })
   // one object: its connections are DuckDB's on embedded projects (see AppContext)
   const warehouse = router as AppContext['warehouse']
-  const ctx: AppContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [] }
+  const analysisThreads = options.analysisThreads ?? (Number(process.env.UBA_ANALYSIS_THREADS) || undefined)
+  const ctx: AppContext = { meta, warehouse, background: new Background(onError), version, dataDir: options.dataDir, importRoots: options.importRoots ?? [], analysisThreads }
   ensurePlatform(ctx)
   return ctx
 }
@@ -157,6 +161,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await collectorListener.stop()
     await server?.close()
     await ctx.background.idle()
+    await closeFunnelThreads(ctx)
     await ctx.warehouse.close()
     ctx.meta.close()
     throw err
@@ -186,6 +191,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         await Promise.all([running.close(), collectorListener.stop()])
         clearTimeout(grace)
         await ctx.background.idle()
+        await closeFunnelThreads(ctx)
         await ctx.warehouse.close()
         clearLitter(ctx)
         ctx.meta.close()

@@ -15,6 +15,8 @@ export interface DomainContext {
   dataDir: string
   /** Folders imports by path may read besides the setting's, for this run (`serve --import-root`). */
   importRoots?: string[]
+  /** Threads following funnel paths (analysis/funnelThreads.ts); absent or 0: one per core. */
+  analysisThreads?: number
   /** Files the user chose in the desktop app's open dialog during this run (real paths): importable by path too. */
   chosenFiles?: Set<string>
 }

@@ -16,15 +16,9 @@ export interface FunnelTally {
   groups: Map<string, FunnelRow>
 }
 
-export async function comparedFunnel(
-  req: FunnelRequest,
-  cmp: ComparedRange,
-  days: string[],
-  rows: FunnelRow[],
-  tally: (fromDate: string, toDate: string, days: string[]) => Promise<FunnelTally>,
-): Promise<NonNullable<FunnelResponse['compare']>> {
+/** `earlier` is the funnel's tally over the compared range (funnels.ts). */
+export function comparedFunnel(req: FunnelRequest, cmp: ComparedRange, days: string[], rows: FunnelRow[], earlier: FunnelTally): NonNullable<FunnelResponse['compare']> {
   const earlierDays = series(cmp.fromDate, cmp.toDate, 'DAY')
-  const earlier = await tally(cmp.fromDate, cmp.toDate, earlierDays)
   const position = new Map(earlierDays.map((d, i) => [d, i + 1]))
   // column of the answer -> column of the compared tally (undefined: no counterpart)
   const columns = [0, ...days.map((d) => {

@@ -1,8 +1,8 @@
-import type { ScanChunk } from '../../warehouse'
 import { UNKNOWN } from './breakdown'
 import { EventOrder } from './funnelOrder'
-import { GroupTally, grown } from './funnelTally'
+import { GroupTally, grown, type GroupTallyParts } from './funnelTally'
 import type { FunnelOrder } from './funnelOptions'
+import type { FunnelPart } from './funnelPart'
 import { anyOrderPaths, walkAnyOrder } from './funnelAnyOrder'
 import { answerOnly, DeepestPaths, type CountPath, type EntryColumns } from './funnelEntries'
 import { countUsers, placeEvents, spansOf, STEP_BITS, stepsOf, withoutSteps } from './funnelRows'
@@ -72,6 +72,12 @@ export interface FunnelPathsOptions {
 /** labelStep of a breakdown on any step (byStepIndex -1): the property held constant along the path. */
 export const HOLD_CONSTANT = -1
 
+/** A follower's tally as plain data (FunnelPaths.tallyParts). */
+export interface FunnelTallyParts {
+  groups: (GroupTallyParts & { label: string | null })[]
+  histogram: number[]
+}
+
 export interface FunnelTallyRow {
   column: number
   /** null: the total. */
@@ -134,30 +140,22 @@ export class FunnelPaths {
     this.newGroup()
   }
 
-  /** Reads one part's scan (funnelScanSql: uid, t, md[, li, lab]), whose uids are below `users` (uid 0 is distinct_id `firstUser`), and follows its users' paths. */
-  addPart(chunks: ScanChunk[], users: number, firstUser = 0): void {
+  /** Follows the paths of one part's users (funnelPart.ts). */
+  addPart(part: FunnelPart): void {
     const labelled = this.o.labelStep !== null
-    // pass 1: events per user; the dictionary rows (uid -1) give the part's labels
-    this.partGroups = []
-    const uids = chunks.map((chunk) => chunk.ints(0))
-    const start = new Int32Array(users + 1)
-    let rows = 0
-    uids.forEach((uid, c) => {
-      const counted = countUsers(uid, start)
-      rows += counted
-      if (counted < uid.length) uid.forEach((u, i) => u < 0 && this.readLabel(chunks[c], i))
-    })
+    // the part's labels as groups
+    this.partGroups = part.labels.map((elements) => elements.map((e) => this.groupFor(e ?? UNKNOWN)))
+    // pass 1: events per user (the dictionary rows, uid -1, are skipped)
+    const start = new Int32Array(part.users + 1)
+    const rows = countUsers(part.uid, start)
     for (let u = 1; u < start.length; u++) start[u] += start[u - 1]
     // pass 2: each event to its user's place
     this.events = grown(this.events, 2 * rows, (n) => new Float64Array(n))
     if (labelled) this.li = grown(this.li, rows, (n) => new Int32Array(n))
-    const place = start.slice()
-    chunks.forEach((chunk, c) => {
-      placeEvents(uids[c], place, chunk.doubles(1), chunk.doubles(2), labelled ? chunk.ints(3) : null, this.o.columnOfDay, this.events, this.li)
-    })
-    for (let u = 0; u < users; u++) {
+    placeEvents(part.uid, start.slice(), part.t, part.md, labelled ? part.li : null, this.o.columnOfDay, this.events, this.li)
+    for (let u = 0; u < part.users; u++) {
       if (start[u + 1] === start[u]) continue
-      this.user = firstUser + u
+      this.user = part.firstUser + u
       this.followUser(start[u], start[u + 1])
     }
   }
@@ -165,6 +163,22 @@ export class FunnelPaths {
   /** The time-to-convert histogram: users by bucket (empty without the option). */
   timeToConvert(): number[] {
     return [...this.histogram]
+  }
+
+  /** The tally as plain data, and its buffers (funnelThreads.ts moves them to the thread that adds the parts up). */
+  tallyParts(): { parts: FunnelTallyParts; buffers: ArrayBuffer[] } {
+    const groups = this.groups.map((tally, g) => ({ label: this.labels[g], ...tally.parts() }))
+    const buffers = groups.flatMap((g) => [...g.counts.map((c) => c.buffer as ArrayBuffer), ...g.times.map(([, t]) => t.buffer as ArrayBuffer)])
+    return { parts: { groups, histogram: this.histogram }, buffers }
+  }
+
+  /**
+   * Adds the tally of another follower of the same funnel over other users: the counts add up
+   * and the step times join, so that the medians are those of all the users.
+   */
+  absorb(other: FunnelTallyParts): void {
+    for (const group of other.groups) this.groups[group.label === null ? 0 : this.groupFor(group.label)].absorb(group)
+    other.histogram.forEach((n, i) => (this.histogram[i] += n))
   }
 
   /** The rows of the tally: per group and column with anyone entered. */
@@ -185,14 +199,6 @@ export class FunnelPaths {
       this.labels.push(label)
     }
     return g
-  }
-
-  /** A dictionary row: its label (or the elements of a list label), as groups. */
-  private readLabel(chunk: ScanChunk, row: number): void {
-    const li = Number(chunk.value(3, row))
-    const value = chunk.value(4, row)
-    const elements = Array.isArray(value) ? value : [value]
-    this.partGroups[li] = elements.map((e) => this.groupFor(e === null ? UNKNOWN : String(e)))
   }
 
   /** Orders the events of the user a..b-1 and follows their paths: all of them, and per value when the value is held constant. */

@@ -43,6 +43,13 @@ function medianOf(values: Float64Array, from: number, to: number): number | null
   return (lower + upper) / 2
 }
 
+/** A group's tally as plain data: users by depth per column, and the step times per list key. */
+export interface GroupTallyParts {
+  columns: number[]
+  counts: Float64Array[]
+  times: [number, Float64Array][]
+}
+
 /**
  * The tally of one group (the total, or one label): users by column and depth, and the step
  * times of their paths by column and step. Stored sparsely, by column: a breakdown with thousands
@@ -71,6 +78,35 @@ export class GroupTally {
     }
     list[size] = seconds
     this.sizes[key] = size + 1
+  }
+
+  /** The tally as plain data (its own buffers, which may be moved to another thread). */
+  parts(): GroupTallyParts {
+    const columns: number[] = []
+    const counts: Float64Array[] = []
+    this.counts.forEach((byDepth, column) => {
+      if (!byDepth) return
+      columns.push(column)
+      counts.push(byDepth.slice())
+    })
+    const times: [number, Float64Array][] = []
+    this.lists.forEach((list, key) => list && times.push([key, list.slice(0, this.sizes[key])]))
+    return { columns, counts, times }
+  }
+
+  /** Adds another follower's tally of the same funnel (other users): the counts summed, the times joined. */
+  absorb(other: GroupTallyParts): void {
+    other.columns.forEach((column, i) => {
+      const byDepth = (this.counts[column] ??= new Float64Array(this.steps))
+      other.counts[i].forEach((n, d) => (byDepth[d] += n))
+    })
+    for (const [key, values] of other.times) {
+      const size = this.sizes[key] ?? 0
+      const list = grown(this.lists[key] ?? new Float64Array(0), size + values.length, (n) => new Float64Array(n), size)
+      list.set(values, size)
+      this.lists[key] = list
+      this.sizes[key] = size + values.length
+    }
   }
 
   /** The columns with anyone entered: the users who reached each step, and the median time of each step. */

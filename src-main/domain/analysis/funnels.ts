@@ -9,14 +9,14 @@ import { addDays, dsOf, series } from '../time/calendar'
 import { compareOf, type ComparedRange } from './compare'
 import { comparedFunnel, type FunnelTally } from './funnelCompare'
 import { resolveEvent, type EventRef } from '../expr/eventRefs'
-import { numericSetting } from '../platform/settings'
-import { FunnelPaths, HOLD_CONSTANT, type FunnelPathsOptions } from './funnelPaths'
-import { dayIndex, funnelScanSql, funnelSizeSql, labelStep, type FunnelQuery, type FunnelStep } from './funnelSql'
+import { HOLD_CONSTANT } from './funnelPaths'
+import { followPaths, oneAtATime, type EarlierRange } from './funnelFollow'
+import { dayIndex, type FunnelQuery, type FunnelStep } from './funnelSql'
 import { MAX_SLOTS } from './funnelRows'
 import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, dateRange, knownFields, limitOf, recordOf, samplingOf } from './request'
 import type { AnalysisEnv, AnalysisModule, ValidateEnv } from './runner'
-import { bucketsFor, exclusionsOf, orderOf, spanMask, timeToConvertOf, type TimeToConvert } from './funnelOptions'
+import { bucketsFor, exclusionsOf, orderOf, timeToConvertOf, type TimeToConvert } from './funnelOptions'
 
 /**
  * Funnel (spec 4.10). A user enters at any first-step event inside the range; each later step is a
@@ -34,8 +34,6 @@ const UNIT_SECONDS = { DAY: 86400, HOUR: 3600, MINUTE: 60 } as const
 type WindowUnit = keyof typeof UNIT_SECONDS
 /** Without convertTime and convertTimeUnit: a week. */
 const DEFAULT_WINDOW = { convertTime: 7, convertTimeUnit: 'DAY' as WindowUnit }
-/** A part's user ids, relative to its first, must fit an INTEGER. */
-const USERS_PER_PART = 2 ** 30
 
 const FIELDS = ['steps', 'filter', 'crowds', 'fromDate', 'toDate', 'samplingFactor', 'byStepIndex', 'byField', 'convertTime', 'convertTimeUnit', 'limit', 'compare', 'exclusions', 'order', 'timeToConvert']
 
@@ -153,13 +151,6 @@ function timeToConvertAnswer(span: TimeToConvert, buckets: number[], users: numb
   return { ...span, buckets: buckets.map((from, i) => ({ from, to: buckets[i + 1] ?? null, users: users[i] })) }
 }
 
-/** An earlier range followed in the same pass as the answer's (compare): its days, in order. */
-interface EarlierRange {
-  fromDate: string
-  toDate: string
-  days: string[]
-}
-
 /** The last day a funnel over fromDate..toDate reads: its entries' steps run up to the window past toDate. */
 function lastRead(toDate: string, windowSeconds: number): string {
   return addDays(toDate, Math.ceil(windowSeconds / 86400) + 1)
@@ -180,66 +171,6 @@ function oneRead(req: FunnelRequest, cmp: ComparedRange): boolean {
 }
 
 /**
- * Reads the candidate events in parts of the users and follows their paths; `onCount` hears each
- * user counted (funnelPaths.ts). With `earlier`, its days too, in the same pass: their columns
- * follow the answer's (days.length + 1 is its $ALL).
- */
-export async function followPaths(env: AnalysisEnv, req: FunnelRequest, days: string[], onCount?: FunnelPathsOptions['onCount'], earlier?: EarlierRange): Promise<FunnelPaths> {
-  if (earlier) req = { ...req, fromDate: earlier.fromDate < req.fromDate ? earlier.fromDate : req.fromDate, toDate: earlier.toDate > req.toDate ? earlier.toDate : req.toDate }
-  const first = dayIndex(dsOf(req.fromDate))
-  const columnOfDay = new Int32Array(dayIndex(dsOf(req.toDate)) - first + 2)
-  // with an earlier range each entry day of either is a slot, in time order (funnelEntries.ts)
-  const slots = earlier ? [...new Set([...earlier.days, ...days])].sort() : days
-  slots.forEach((d, i) => (columnOfDay[dayIndex(dsOf(d)) - first + 1] = i + 1))
-  const compared = earlier && {
-    first: Int32Array.from([0, ...slots.map((d) => days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : i + 1)),
-    second: Int32Array.from([0, ...slots.map((d) => earlier.days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : days.length + 2 + i)),
-    secondAll: days.length + 1,
-  }
-  const paths = new FunnelPaths({
-    steps: req.steps.length,
-    windowMicros: req.windowSeconds * 1_000_000,
-    columnOfDay,
-    compared,
-    labelStep: req.byField ? labelStep(req) : null,
-    onCount,
-    order: req.order,
-    excludedSpans: req.exclusions.reduce((mask, x) => mask | spanMask(x), 0),
-    timeToConvert: req.timeToConvert && { ...req.timeToConvert, buckets: bucketsFor(req.windowSeconds) },
-  })
-  const sizeParams = env.params()
-  const [size] = await env.query(funnelSizeSql(req, sizeParams), sizeParams)
-  const events = Number(size.n)
-  if (events === 0) return paths
-  const lo = Number(size.lo)
-  const hi = Number(size.hi)
-  // parts of the users bound the rows held at once (about 50 bytes each) on a large project; as
-  // every load stores its events by user (ingest/sql.ts EVENT_ORDER), a part's scan skips most
-  // of the other users' row groups
-  const perPart = Math.max(1, numericSetting(env.ctx.meta, 'analysis.funnel.eventsPerPart'))
-  const parts = Math.max(Math.ceil(events / perPart), Math.ceil((hi - lo + 1) / USERS_PER_PART))
-  const width = Math.ceil((hi - lo + 1) / parts)
-  const last = (first: number) => Math.min(hi, first + width - 1)
-  const scan = (first: number) => {
-    const p = env.params()
-    return env.scan(funnelScanSql(req, env, p, { lo: first, hi: last(first) }), p)
-  }
-  // DuckDB reads the next part while this one's paths are followed
-  let reading = await scan(lo)
-  for (let first = lo; first <= hi; first += width) {
-    const result = await reading.result
-    if (first + width <= hi) reading = await scan(first + width)
-    try {
-      paths.addPart(result, last(first) - first + 1, first)
-    } catch (err) {
-      await reading.result.catch(() => undefined)
-      throw err
-    }
-  }
-  return paths
-}
-
-/**
  * The funnel's rows over `days` (fromDate..toDate of `req`): the total, and each breakdown value's;
  * with `earlier`, also its rows (`compared`), in the same pass.
  */
@@ -248,7 +179,7 @@ async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[], earli
   const compared: FunnelTally | undefined = earlier && { total: emptyRow(req, -1, earlier.days.length + 1), groups: new Map() }
   if (days.length === 0) return { ...answer, timeToConvert: bucketsFor(req.windowSeconds).map(() => 0), compared }
   const paths = await followPaths(env, req, days, undefined, earlier)
-  for (const r of paths.rows()) {
+  for (const r of paths.rows) {
     // the compared range's columns follow the answer's
     const into = r.column <= days.length ? answer : compared!
     const column = r.column <= days.length ? r.column : r.column - days.length - 1
@@ -260,7 +191,7 @@ async function tally(env: AnalysisEnv, req: FunnelRequest, days: string[], earli
     row.stepsDetail.forEach((s, k) => (s.convertedUser[column] = r.counts[k]))
     row.medianConvertedTime.forEach((m, k) => (m.median[column] = seconds(r.medians[k])))
   }
-  return { ...answer, timeToConvert: paths.timeToConvert(), compared }
+  return { ...answer, timeToConvert: paths.timeToConvert, compared }
 }
 
 export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
@@ -298,15 +229,21 @@ export const funnelAnalysis: AnalysisModule<FunnelRequest, FunnelResponse> = {
     const cmp = req.compare
     // the compared range in the same pass when the two read days that meet
     const earlier = cmp && oneRead(req, cmp) ? { fromDate: cmp.fromDate, toDate: cmp.toDate, days: series(cmp.fromDate, cmp.toDate, 'DAY') } : undefined
-    const { total, groups, timeToConvert, compared } = await tally(env, req, days, earlier)
+    // apart, the compared range is followed at the same time as the answer's: their parts share the
+    // threads, their statements the connection (one at a time)
+    const shared = cmp && !earlier ? oneAtATime(env) : env
+    const [{ total, groups, timeToConvert, compared }, apart] = await Promise.all([
+      tally(shared, req, days, earlier),
+      cmp && !earlier ? tally(shared, { ...req, fromDate: cmp.fromDate, toDate: cmp.toDate, timeToConvert: null }, series(cmp.fromDate, cmp.toDate, 'DAY')) : undefined,
+    ])
     // most entered users over the range first; among equals, known values before unknown, then by label
     const entered = (row: FunnelRow) => row.stepsDetail[0].convertedUser[0]
     const breakdown = [...groups.values()]
       .sort((a, b) => entered(b) - entered(a) || Number(a.byValue === UNKNOWN) - Number(b.byValue === UNKNOWN) || String(a.byValue).localeCompare(String(b.byValue)))
       .slice(0, req.limit)
     const rows = [total, ...breakdown]
-    // the same funnel over the compared range: from the same pass, or a second one
-    const compare = cmp ? await comparedFunnel(req, cmp, days, rows, async (from, to, earlierDays) => compared ?? tally(env, { ...req, fromDate: from, toDate: to, timeToConvert: null }, earlierDays)) : undefined
+    // the same funnel over the compared range: from the same pass, or the one beside it
+    const compare = cmp ? comparedFunnel(req, cmp, days, rows, (compared ?? apart)!) : undefined
     return {
       dateList: ['$ALL', ...days.map((d) => `${d.replaceAll('-', '/')} 00:00:00`)],
       byField: req.byField?.property.expression ?? null,

@@ -1,12 +1,9 @@
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
-import { Worker } from 'node:worker_threads'
+import { JobThread, threadEntry } from '../../threads/jobThread'
 import { AppError } from '../errors'
 import { tooLarge } from './recordScan'
 import type { DecodedUpload, UploadRequest } from './uploadDecode'
-import type { PackedUpload } from './uploadDecodeWorker'
+import type { DecodeJob, PackedUpload } from './uploadDecodeWorker'
 
 /**
  * Uploads are decoded (unzipped, split, parsed) on worker threads, never on the thread that
@@ -35,21 +32,6 @@ export class DecodersBusy extends AppError {
 /** Heap of a decode thread, in MB: a 64 MB upload decodes in well under that. */
 const HEAP_MB = 512
 
-/**
- * Where the thread's code is. Built (electron-vite: out/main/index.js), it is the
- * `uploadDecodeWorker` entry beside this bundle. From the sources (tsx: the CLI, `npm start`, the
- * bench; vitest), the thread first registers tsx, as the parent did, then imports the .ts file.
- */
-function workerEntry(): URL {
-  const here = import.meta.url
-  if (!here.endsWith('.ts')) return pathToFileURL(join(dirname(fileURLToPath(here)), 'uploadDecodeWorker.js'))
-  // tsx's ESM entry (its exports' `import` condition); resolved here, where node_modules is found
-  const tsx = createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')
-  const source = pathToFileURL(join(dirname(fileURLToPath(here)), 'uploadDecodeWorker.ts')).href
-  const boot = `import { register } from ${JSON.stringify(pathToFileURL(tsx).href)}; register(); await import(${JSON.stringify(source)})`
-  return new URL(`data:text/javascript,${encodeURIComponent(boot)}`)
-}
-
 /** The records' texts from a thread's packed answer, a megabyte at a time between other requests. */
 async function unpacked(packed: PackedUpload): Promise<DecodedUpload> {
   const bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength)
@@ -68,53 +50,23 @@ async function unpacked(packed: PackedUpload): Promise<DecodedUpload> {
   return { appid: packed.appid, records }
 }
 
-interface Pending {
-  resolve: (upload: DecodedUpload) => void
-  reject: (err: unknown) => void
-}
-
 interface Reply {
-  id: number
   packed?: PackedUpload
   refusal?: { status: number; code: number; message: string; data: unknown }
-  failure?: string
 }
 
 class Decoder {
-  private worker: Worker | null = null
-  private pending = new Map<number, Pending>()
+  private readonly thread = new JobThread<DecodeJob, Reply>(() => threadEntry(import.meta.url, 'uploadDecodeWorker'), {
+    heapMb: HEAP_MB,
+    thread: 'the decode thread',
+    work: 'decoding an upload',
+    lost: (err, outOfMemory) => (outOfMemory ? tooLarge('the upload is too large to decode') : err),
+  })
 
-  private start(): Worker {
-    const worker = new Worker(workerEntry(), { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
-    // an idle decoder keeps no process alive (the CLI, tests)
-    worker.unref()
-    worker.on('message', (reply: Reply) => {
-      const job = this.pending.get(reply.id)
-      if (!job) return
-      this.pending.delete(reply.id)
-      if (reply.packed) unpacked(reply.packed).then(job.resolve, job.reject)
-      else if (reply.refusal) job.reject(new AppError(reply.refusal.status, reply.refusal.code, reply.refusal.message, reply.refusal.data))
-      else job.reject(new Error(`decoding an upload failed: ${reply.failure}`))
-    })
-    const lost = (err: unknown) => {
-      if (this.worker !== worker) return
-      this.worker = null
-      const outOfMemory = (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
-      for (const job of this.pending.values()) job.reject(outOfMemory ? tooLarge('the upload is too large to decode') : err)
-      this.pending.clear()
-    }
-    worker.on('error', lost)
-    worker.on('exit', (code) => lost(new Error(`the decode thread stopped (exit code ${code})`)))
-    this.worker = worker
-    return worker
-  }
-
-  decode(id: number, request: UploadRequest): Promise<DecodedUpload> {
-    const worker = this.worker ?? this.start()
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject })
-      worker.postMessage({ id, request })
-    })
+  async decode(request: UploadRequest): Promise<DecodedUpload> {
+    const reply = await this.thread.run({ request })
+    if (reply.refusal) throw new AppError(reply.refusal.status, reply.refusal.code, reply.refusal.message, reply.refusal.data)
+    return unpacked(reply.packed!)
   }
 }
 
@@ -123,7 +75,6 @@ const idle = [...decoders]
 const waiting: ((decoder: Decoder) => void)[] = []
 let waitingBytes = 0
 let waitingLimit = WAITING_BYTES
-let nextId = 0
 /** Test seam (holdDecodersForTest): while set, a decoder taken waits for it before decoding. */
 let held: Promise<void> | null = null
 
@@ -142,7 +93,7 @@ export async function decodeOffThread(request: UploadRequest): Promise<DecodedUp
   }
   try {
     if (held) await held
-    return await decoder.decode(++nextId, request)
+    return await decoder.decode(request)
   } finally {
     // the thread passes straight to the next in line, or is free
     const next = waiting.shift()

@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads'
+import { serveJobs } from '../../threads/jobThread'
 import { AppError } from '../errors'
 import { decodeUpload, type UploadRequest } from './uploadDecode'
 
@@ -17,11 +17,10 @@ export interface PackedUpload {
 }
 
 export interface DecodeJob {
-  id: number
   request: UploadRequest
 }
 
-parentPort?.on('message', async ({ id, request }: DecodeJob) => {
+serveJobs<DecodeJob, { packed: PackedUpload } | { refusal: { status: number; code: number; message: string; data: unknown } }>(async ({ request }) => {
   try {
     // the body arrives as a plain Uint8Array (structured clone): make it a Buffer again
     const body = request.body === null ? null : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
@@ -34,9 +33,10 @@ parentPort?.on('message', async ({ id, request }: DecodeJob) => {
     let at = 0
     upload.records.forEach((r, i) => (ends[i] = at += Buffer.byteLength(r.text, 'utf8')))
     const packed: PackedUpload = { appid: upload.appid, appids: upload.records.map((r) => r.appid), bytes, ends }
-    parentPort!.postMessage({ id, packed }, [bytes.buffer, ends.buffer])
+    return { reply: { packed }, transfer: [bytes.buffer, ends.buffer] }
   } catch (err) {
-    if (err instanceof AppError) parentPort!.postMessage({ id, refusal: { status: err.status, code: err.code, message: err.message, data: err.data } })
-    else parentPort!.postMessage({ id, failure: err instanceof Error ? err.message : String(err) })
+    // anything else goes back as its message (serveJobs)
+    if (!(err instanceof AppError)) throw err
+    return { reply: { refusal: { status: err.status, code: err.code, message: err.message, data: err.data } } }
   }
 })

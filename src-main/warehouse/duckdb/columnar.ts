@@ -1,4 +1,5 @@
-import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api'
+import { DuckDBListValue, type DuckDBDataChunk } from '@duckdb/node-api'
+import type { ScanChunk } from '..'
 
 /**
  * Numeric columns of a DuckDB result as typed arrays, for analyses that finish in JavaScript.
@@ -7,13 +8,6 @@ import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api
  * makes moving millions of rows out of DuckDB cheap. Columns read here must be NOT NULL (COALESCE
  * in SQL): a NULL's slot in the buffer holds no meaningful value.
  */
-
-/** The result's chunks, each fetched once: readers go over them more than once. */
-export function chunksOf(result: DuckDBMaterializedResult): DuckDBDataChunk[] {
-  const chunks: DuckDBDataChunk[] = []
-  for (let c = 0; c < result.chunkCount; c++) chunks.push(result.getChunk(c))
-  return chunks
-}
 
 function typedItems(chunk: DuckDBDataChunk, column: number): { items: unknown; values: () => number[] } {
   const vector = chunk.getColumnVector(column)
@@ -33,4 +27,17 @@ export function intColumn(chunk: DuckDBDataChunk, column: number): Int32Array {
 export function doubleColumn(chunk: DuckDBDataChunk, column: number): Float64Array {
   const { items, values } = typedItems(chunk, column)
   return items instanceof Float64Array ? items : Float64Array.from(values())
+}
+
+/** A chunk of a scan (Warehouse.scan): numeric columns as typed arrays, other values one by one. */
+export function scanChunk(chunk: DuckDBDataChunk): ScanChunk {
+  return {
+    rowCount: chunk.rowCount,
+    ints: (column) => intColumn(chunk, column),
+    doubles: (column) => doubleColumn(chunk, column),
+    value: (column, row) => {
+      const value = chunk.getColumnVector(column).getItem(row)
+      return value instanceof DuckDBListValue ? value.items : value
+    },
+  }
 }

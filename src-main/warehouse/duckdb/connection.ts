@@ -3,7 +3,6 @@ import {
   BOOLEAN,
   DOUBLE,
   DuckDBDataChunk,
-  DuckDBListValue,
   DuckDBTimestampValue,
   INTEGER,
   LIST,
@@ -19,7 +18,7 @@ import {
 } from '@duckdb/node-api'
 import type { AppendType, BoundValue, BoundValues, ColumnType, Row, ScanChunk, WarehouseSession } from '..'
 import { policyRow, policyValue, type ValuePolicy } from '../values'
-import { chunksOf, doubleColumn, intColumn } from './columnar'
+import { scanChunk } from './columnar'
 import { duckdbDialect } from './dialect'
 import { localDateSql } from './localDate'
 
@@ -116,18 +115,24 @@ export class DuckDBWarehouse implements WarehouseSession {
 
   async scan(sql: string, values?: BoundValues): Promise<ScanChunk[]> {
     const prepared = await this.conn.prepare(sql)
-    const bindable = bind(values)
-    if (bindable) prepared.bind(bindable)
-    const result = await prepared.run().finally(() => prepared.destroySync())
-    return chunksOf(result).map((chunk) => ({
-      rowCount: chunk.rowCount,
-      ints: (column: number) => intColumn(chunk, column),
-      doubles: (column: number) => doubleColumn(chunk, column),
-      value: (column: number, row: number) => {
-        const value = chunk.getColumnVector(column).getItem(row)
-        return value instanceof DuckDBListValue ? value.items : value
-      },
-    }))
+    const chunks: ScanChunk[] = []
+    try {
+      const bindable = bind(values)
+      if (bindable) prepared.bind(bindable)
+      // streamed: each chunk is fetched on the engine's threads, where a materialized result's
+      // chunks would each be copied out on this one (a tenth of a second per million rows)
+      const result = await prepared.stream()
+      for (;;) {
+        const chunk = await result.fetchChunk()
+        if (!chunk || chunk.rowCount === 0) break
+        chunks.push(scanChunk(chunk))
+      }
+    } finally {
+      prepared.destroySync()
+    }
+    // an interrupted stream ends early without an error: it must not pass for the whole result
+    if (this.interrupted) throw new Error('INTERRUPT Error: Interrupted!')
+    return chunks
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {

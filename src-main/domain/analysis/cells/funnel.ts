@@ -1,12 +1,13 @@
 import { series } from '../../time/calendar'
-import { followPaths, funnelAnalysis, type FunnelRequest } from '../funnels'
+import { funnelAnalysis, type FunnelRequest } from '../funnels'
+import { followPaths } from '../funnelFollow'
 import type { CellModule } from './cell'
 
 /**
  * The users of a funnel cell, heard from the path follower as it counts them (funnelPaths.ts
- * onCount), so that every rule and option of the funnel applies: `step` k (0-based) of the row
- * `byValue` (a breakdown value; -1 or absent: the total) and the column `day` (an entry day;
- * absent: the whole range, $ALL). outcome "converted": the users whose counted path reached step k
+ * onCount, on the funnel threads: funnelThread.ts), so that every rule and option of the funnel
+ * applies: `step` k (0-based) of the row `byValue` (a breakdown value; -1 or absent: the total)
+ * and the column `day` (an entry day; absent: the whole range, $ALL). outcome "converted": the users whose counted path reached step k
  * (convertedUser[k]); "dropped": those who reached step k and not step k + 1 (convertedUser[k] -
  * convertedUser[k + 1]; not on the last step).
  */
@@ -25,11 +26,7 @@ export const funnelCells: CellModule<FunnelRequest> = {
     const entry = cell.day('day')
     const column = entry === null ? 0 : days.indexOf(entry) + 1
     if (column === 0 && entry !== null) throw cell.bad('day', `${entry} is not an entry day of the range ${req.fromDate}..${req.toDate}`)
-    const ids = new Set<number>()
-    await followPaths(env, req, days, (user, l, c, depth) => {
-      if (c !== column || l !== row || depth <= k) return
-      if (outcome === 'converted' || depth === k + 1) ids.add(user)
-    })
-    return { ids: [...ids] }
+    const { users } = await followPaths(env, req, days, { column, label: row, step: k, outcome })
+    return { ids: users }
   },
 }

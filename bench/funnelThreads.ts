@@ -1,0 +1,66 @@
+// Issue 23: the funnel's path following on worker threads (funnelThreads.ts). The same 4-step funnel
+// on the bench project with 1 thread and with 2 (the context's analysisThreads), alternating, and the
+// latency of /health polled back to back while each funnel runs (goal: at most 50 ms). Medians of 5
+// warm runs with their spread (min-max): on a shared machine one run says little.
+import type { RunningApp } from '../src-main/app'
+
+type Post = (path: string, body: object, dated?: boolean) => () => Promise<void>
+
+const RUNS = 5
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`
+
+/** Runs `work` while /health is asked back to back; resolves to the work's ms and every /health latency. */
+async function withHealthPolls(app: RunningApp, work: () => Promise<void>): Promise<{ ms: number; health: number[] }> {
+  const health: number[] = []
+  let done = false
+  const polling = (async () => {
+    while (!done) {
+      const t = performance.now()
+      const res = await fetch(`${app.url}/health`)
+      await res.arrayBuffer()
+      health.push(performance.now() - t)
+    }
+  })()
+  const t = performance.now()
+  await work().finally(() => (done = true))
+  const ms = performance.now() - t
+  await polling
+  return { ms, health }
+}
+
+export async function benchFunnelThreads(app: RunningApp, post: Post, only?: string): Promise<void> {
+  const labels = ['funnel, 1 thread', 'funnel, 2 threads']
+  // BENCH_CASES=compare runs these too: the compare ratio's neighbours
+  if (only && only !== 'compare' && !labels.some((l) => l.includes(only))) return
+  const funnel = post('/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' })
+  const times = new Map<number, number[]>([[1, []], [2, []]])
+  const health = new Map<number, number[]>([[1, []], [2, []]])
+  const chosen = app.ctx.analysisThreads
+  try {
+    for (const threads of [1, 2]) {
+      app.ctx.analysisThreads = threads
+      await funnel() // warm: the threads start
+    }
+    for (let i = 0; i < RUNS; i++) {
+      for (const threads of [1, 2]) {
+        app.ctx.analysisThreads = threads
+        const run = await withHealthPolls(app, funnel)
+        times.get(threads)!.push(run.ms)
+        health.get(threads)!.push(...run.health)
+      }
+    }
+  } finally {
+    app.ctx.analysisThreads = chosen
+  }
+  for (const threads of [1, 2]) {
+    const ms = times.get(threads)!
+    const polls = health.get(threads)!.sort((a, b) => a - b)
+    const p95 = polls[Math.min(polls.length - 1, Math.floor(polls.length * 0.95))]
+    console.log(
+      `${labels[threads - 1].padEnd(34)} ${median(ms).toFixed(0).padStart(6)} ms (spread ${spread(ms)} ms)   /health during it: ${polls.length} polls, median ${median(polls).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${polls[polls.length - 1].toFixed(1)} ms (goal <= 50)`,
+    )
+  }
+  console.log(`funnel, 2 threads over 1              speed-up ${(median(times.get(1)!) / median(times.get(2)!)).toFixed(2)}x`)
+}

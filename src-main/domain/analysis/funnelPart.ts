@@ -1,0 +1,49 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
+import type { ScanChunk } from '../../warehouse'
+
+/**
+ * One part of the users' scan (funnelScanSql: uid, t, md[, li, lab]) as plain columns, what a
+ * path-following thread receives (funnelThreads.ts): their buffers are moved to the thread, not
+ * copied. The label dictionary's rows (uid -1) stay among the rows (the follower skips them); their
+ * labels come apart, as `labels[li]`: the label's elements (one, or an array property's), null
+ * for a missing value.
+ */
+export interface FunnelPart {
+  uid: Int32Array
+  t: Float64Array
+  md: Float64Array
+  li: Int32Array | null
+  labels: (string | null)[][]
+  /** The part's uids are below `users`; uid 0 is distinct_id `firstUser`. */
+  users: number
+  firstUser: number
+}
+
+/** Chunks copied between two turns of the event loop: about 130k rows, a few milliseconds. */
+const CHUNKS_PER_TURN = 64
+
+/** A label of the dictionary: its elements as text. */
+function elementsOf(value: unknown): (string | null)[] {
+  return (Array.isArray(value) ? value : [value]).map((e) => (e === null ? null : String(e)))
+}
+
+/** A part's chunks as one set of columns, letting other requests in between. */
+export async function packPart(chunks: ScanChunk[], labelled: boolean, users: number, firstUser: number): Promise<FunnelPart> {
+  const size = chunks.reduce((n, chunk) => n + chunk.rowCount, 0)
+  const part: FunnelPart = { uid: new Int32Array(size), t: new Float64Array(size), md: new Float64Array(size), li: labelled ? new Int32Array(size) : null, labels: [], users, firstUser }
+  let rows = 0
+  for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c]
+    const uid = chunk.ints(0)
+    part.uid.set(uid, rows)
+    part.t.set(chunk.doubles(1), rows)
+    part.md.set(chunk.doubles(2), rows)
+    if (part.li !== null) {
+      part.li.set(chunk.ints(3), rows)
+      for (let i = 0; i < uid.length; i++) if (uid[i] < 0) part.labels[Number(chunk.value(3, i))] = elementsOf(chunk.value(4, i))
+    }
+    rows += chunk.rowCount
+    if (c % CHUNKS_PER_TURN === CHUNKS_PER_TURN - 1) await yieldToRequests()
+  }
+  return part
+}
