@@ -6,6 +6,7 @@ import { constants, gunzipSync } from 'node:zlib'
 import type { Warehouse } from '../../warehouse'
 import { engineFailure, failureText, readerProblem, unreadableInput } from '../../warehouse/errors'
 import { privateDir } from '../../store/private'
+import { engineUnavailable } from '../../errors'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
@@ -160,19 +161,29 @@ async function stageJson(conn: Warehouse, file: string, limit?: number): Promise
     ${sql}`)
 }
 
-async function stageDelimited(conn: Warehouse, file: string, delim: string, limit?: number): Promise<void> {
+/** How a relation is staged: copied into a table, or a view that reads the file where it lies (see `withStagedFile`). */
+type Relation = 'TABLE' | 'VIEW'
+
+/** Turns an engine error of a file's read into the request's problem (or returns the error as it is). */
+type Explain = (err: unknown) => Promise<unknown>
+
+async function stageDelimited(conn: Warehouse, file: string, delim: string, relation: Relation, limit?: number): Promise<Explain> {
   const { sql, lines } = previewHead(limit)
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
   const { text, encoding } = firstText(file)
   if (text.trim() === '') throw badParam('file', 'the file is empty: a CSV or TSV file starts with its header line')
   const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(encoding)},
                   compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}${options})`
-  try {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
-  } catch (err) {
-    if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') throw err
-    throw await csvProblem(conn, reader, sql, delim, err)
+  const explain: Explain = async (err) => {
+    if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') return err
+    return csvProblem(conn, reader, sql, delim, err)
   }
+  try {
+    await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
+  } catch (err) {
+    throw await explain(err)
+  }
+  return explain
 }
 
 /**
@@ -214,13 +225,13 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
 }
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
-async function stageParquet(conn: Warehouse, file: string, limit?: number): Promise<void> {
+async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
   const cells = columns.map(({ name, type }) =>
     /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
   )
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
+  await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS
     SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`)
 }
 
@@ -291,36 +302,93 @@ export async function stageFile(conn: Warehouse, stagingDir: string, source: Sta
     return 'stage_rows'
   }
   // rowids are line numbers: the read keeps file order whatever another connection set globally
-  return inStaging(stagingDir, source.file, (placed) => insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, limit)))
+  return inStaging(stagingDir, source.file, async (placed) => (await insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, 'TABLE', limit))).table)
 }
 
-/** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
-async function stageRead(conn: Warehouse, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+/** A file staged for an import (`withStagedFile`). */
+export interface StagedFile {
+  table: 'stage_records' | 'stage_rows'
+  /**
+   * `stage_rows` is a view that reads the file where it lies (CSV, TSV, Parquet): it has no
+   * rowid, and a statement that reads it reads the whole file, in file order only under
+   * `insertionOrder`. Copying the cells into a table first cost a third of a CSV import's time and
+   * held every cell of the file as text.
+   */
+  streamed: boolean
+  /** Runs statements that read the file: a file the reader refuses fails as the request's problem. */
+  reading<T>(read: () => Promise<T>): Promise<T>
+}
+
+/**
+ * Stages a whole file for an import and runs `work` while it is there: tabular files that DuckDB
+ * reads (CSV, TSV, Parquet) as a view over the placed file, others as a table (as `stageFile`).
+ */
+export async function withStagedFile<T>(conn: Warehouse, stagingDir: string, source: StageSource, work: (staged: StagedFile) => Promise<T>): Promise<T> {
+  if (source.format === 'excel') {
+    await stageExcel(conn, source.file, source.sheet)
+    return work({ table: 'stage_rows', streamed: false, reading: (read) => read() })
+  }
+  const streamed = source.format !== 'json'
+  return inStaging(stagingDir, source.file, async (placed) => {
+    const { table, explain } = await insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, streamed ? 'VIEW' : 'TABLE'))
+    const reading = async <R>(read: () => Promise<R>): Promise<R> => {
+      try {
+        return await read()
+      } catch (err) {
+        // a file the reader refuses is its problem before any other (a mapping that does not fit it)
+        if (streamed && err instanceof AppError && !conn.interrupted) await readWhole(conn).catch(async (failure) => Promise.reject(await explain(failure)))
+        throw await explain(err)
+      }
+    }
+    return work({ table, streamed, reading })
+  })
+}
+
+/** Reads every cell of a streamed stage, to find whether the reader refuses some. */
+async function readWhole(conn: Warehouse): Promise<void> {
   try {
-    return await readAs(conn, source, limit)
-  } catch (err) {
-    if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) throw err
-    const first = failureText(err)
-    const problem = readerProblem(err)
-    if (problem === 'line-too-long') throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
-    if (problem === 'damaged-compression') throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
-    throw badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
+    await conn.run('CREATE OR REPLACE TEMP TABLE stage_probe AS SELECT * FROM stage_rows')
+  } finally {
+    await conn.run('DROP TABLE IF EXISTS stage_probe').catch(() => undefined)
   }
 }
 
-async function readAs(conn: Warehouse, { file, format, delimiter }: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
-  switch (format) {
-    case 'json':
-      await stageJson(conn, file, limit)
-      return 'stage_records'
-    case 'csv':
-    case 'tsv':
-      await stageDelimited(conn, file, delimiter ?? (format === 'tsv' ? '\t' : detectDelimiter(file)), limit)
-      return 'stage_rows'
-    case 'parquet':
-      await stageParquet(conn, file, limit)
-      return 'stage_rows'
-    default:
-      throw badParam('format', `unknown format ${String(format)}`)
+/**
+ * Throws when the import's connection was interrupted (a cancel, the project deleted) between
+ * statements: an interrupt stops only the statement running, and a long one may come next.
+ */
+export function stopIfInterrupted(conn: Warehouse): void {
+  if (conn.interrupted) throw engineUnavailable('the import was stopped')
+}
+
+/** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
+async function stageRead(conn: Warehouse, source: StageSource, relation: Relation, limit?: number): Promise<{ table: 'stage_records' | 'stage_rows'; explain: Explain }> {
+  let explainCsv: Explain = async (err) => err
+  const explain: Explain = async (failure) => {
+    const err = await explainCsv(failure)
+    if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) return err
+    const first = failureText(err)
+    const problem = readerProblem(err)
+    if (problem === 'line-too-long') return badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
+    if (problem === 'damaged-compression') return badParam('file', `the compressed file is damaged or truncated: ${first}`)
+    return badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
+  }
+  try {
+    switch (source.format) {
+      case 'json':
+        await stageJson(conn, source.file, limit)
+        return { table: 'stage_records', explain }
+      case 'csv':
+      case 'tsv':
+        explainCsv = await stageDelimited(conn, source.file, source.delimiter ?? (source.format === 'tsv' ? '\t' : detectDelimiter(source.file)), relation, limit)
+        return { table: 'stage_rows', explain }
+      case 'parquet':
+        await stageParquet(conn, source.file, relation, limit)
+        return { table: 'stage_rows', explain }
+      default:
+        throw badParam('format', `unknown format ${String(source.format)}`)
+    }
+  } catch (err) {
+    throw await explain(err)
   }
 }

@@ -75,7 +75,7 @@ function ident(name: string): string {
 export class DuckDBWarehouse implements WarehouseSession {
   constructor(
     readonly conn: DuckDBConnection,
-    private readonly control: { interrupt(): void; readonly interrupted: boolean; close(): void },
+    private readonly control: { bounded<T>(work: () => Promise<T>): Promise<T>; interrupt(): void; readonly interrupted: boolean; close(): void },
   ) {}
 
   /** DuckDB's own reader of a statement's result (engine code and tests). */
@@ -183,6 +183,10 @@ export class DuckDBWarehouse implements WarehouseSession {
     } finally {
       prepared.destroySync()
     }
+  }
+
+  boundedMemory<T>(work: () => Promise<T>): Promise<T> {
+    return this.control.bounded(work)
   }
 
   get progress(): number {
