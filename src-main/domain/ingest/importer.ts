@@ -6,7 +6,7 @@ import { eventPropertyTypes, userPropertyTypes, type Reported } from '../schema/
 import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'
 import { normalizeRecords } from './records'
-import { withStagedFile, type Format } from './stage'
+import { dropTemporary, stagedColumns, withStagedFile, type Format } from './stage'
 import { normalizeRows, type Kind, type Mapping, type StreamedRows } from './tabular'
 
 export interface ImportSpec extends LoadOptions {
@@ -75,26 +75,36 @@ const ROW_BYTES_AT_LEAST = 8
 export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, spec: ImportSpec, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>): Promise<LoadResult> {
   // a file of any size in bounded memory: the engine spills beyond the import bound
   return conn.boundedMemory(async () => {
-    await onPhase('reading')
-    return withStagedFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec, async (staged) => {
-      let plan: Awaited<ReturnType<typeof normalize>>
-      if (staged.streamed) {
-        const stream = { rowsAbout: Math.ceil(statSync(spec.file).size / ROW_BYTES_AT_LEAST) }
-        plan = await staged.reading(() => normalize(ctx, scope, conn, staged.table, { ...spec, stream }))
-        await onPhase('checking', Number((await conn.rows('SELECT count(*) FROM norm_cells'))[0][0]))
-      } else {
-        // the staged count is free (table metadata); for JSON it includes blank lines until the check
-        await onPhase('checking', Number((await conn.rows(`SELECT count(*) FROM ${staged.table}`))[0][0]))
-        plan = await normalize(ctx, scope, conn, staged.table, spec)
-      }
-      await onPhase('writing')
-      return loadNorm(conn, plan.events, plan.users, plan.unsetIds, {
-        ...spec,
-        beforeCommit: async (result) => {
-          await onPhase('writing')
-          await seal(result)
-        },
-      })
+    try {
+      return await importStaged(ctx, scope, conn, spec, onPhase, seal)
+    } finally {
+      await dropTemporary(conn).catch(() => undefined)
+    }
+  })
+}
+
+/** The import itself (see importFile), on the staged file. */
+async function importStaged(ctx: DomainContext, scope: ProjectScope, conn: Warehouse, spec: ImportSpec, onPhase: OnPhase, seal: (result: LoadResult) => Promise<void>): Promise<LoadResult> {
+  await onPhase('reading')
+  return withStagedFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec, async (staged) => {
+    let plan: Awaited<ReturnType<typeof normalize>>
+    if (staged.streamed) {
+      const cells = new Map((await stagedColumns(conn)).map((c) => [c.name, c.cells]))
+      const stream = { rowsAbout: Math.ceil(statSync(spec.file).size / ROW_BYTES_AT_LEAST), cells }
+      plan = await staged.reading(() => normalize(ctx, scope, conn, staged.table, { ...spec, stream }))
+      await onPhase('checking', Number((await conn.rows('SELECT count(*) FROM norm_cells'))[0][0]))
+    } else {
+      // the staged count is free (table metadata); for JSON it includes blank lines until the check
+      await onPhase('checking', Number((await conn.rows(`SELECT count(*) FROM ${staged.table}`))[0][0]))
+      plan = await normalize(ctx, scope, conn, staged.table, spec)
+    }
+    await onPhase('writing')
+    return loadNorm(conn, plan.events, plan.users, plan.unsetIds, {
+      ...spec,
+      beforeCommit: async (result) => {
+        await onPhase('writing')
+        await seal(result)
+      },
     })
   })
 }

@@ -11,6 +11,7 @@ import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
 import { ident, insertionOrder, literal } from './sql'
+import type { CellKind } from './typing'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -224,13 +225,33 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
   return badParam('file', `the file could not be read as CSV: ${failureText(err)}`)
 }
 
+/** What a cell of a column of the engine's `type` holds, as the plan reads it (typing.ts CellKind). */
+export function cellKindOf(type: string): CellKind {
+  // only where the stored value and its text read back alike: a FLOAT's text is its shortest form
+  // (1.1, not 1.100000023841858 as a DOUBLE), a DECIMAL or HUGEINT may round otherwise
+  if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return 'integer'
+  if (type === 'DOUBLE') return 'float'
+  if (type === 'BOOLEAN') return 'boolean'
+  return 'text'
+}
+
+/** The staged columns (their names in file order) and what their cells hold. */
+export async function stagedColumns(conn: Warehouse): Promise<{ name: string; cells: CellKind }[]> {
+  const rows = await conn.rows(
+    "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
+  )
+  return rows.map((r) => ({ name: String(r[0]), cells: cellKindOf(String(r[1])) }))
+}
+
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
 async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
-  const cells = columns.map(({ name, type }) =>
-    /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
-  )
+  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (typing.ts fromCell)
+  const cells = columns.map(({ name, type }) => {
+    if (relation === 'VIEW' && cellKindOf(type) !== 'text') return ident(name)
+    return /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`
+  })
   await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS
     SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`)
 }
@@ -342,6 +363,15 @@ export async function withStagedFile<T>(conn: Warehouse, stagingDir: string, sou
     }
     return work({ table, streamed, reading })
   })
+}
+
+/**
+ * Drops what an import left on its connection (staged rows, norm, their helpers): the memory, or
+ * the spill files, they hold are given back now rather than when the connection closes.
+ */
+export async function dropTemporary(conn: Warehouse): Promise<void> {
+  for (const [name] of await conn.rows('SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal')) await conn.run(`DROP VIEW IF EXISTS temp.${ident(String(name))}`)
+  for (const [name] of await conn.rows('SELECT table_name FROM duckdb_tables() WHERE temporary')) await conn.run(`DROP TABLE IF EXISTS temp.${ident(String(name))}`)
 }
 
 /** Reads every cell of a streamed stage, to find whether the reader refuses some. */

@@ -5,7 +5,7 @@ import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RE
 import { ident, insertionOrder, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
 import { stopIfInterrupted } from './stage'
-import { dayOfDate, eventTime, fromText } from './typing'
+import { cellText, dayOfDate, eventTimeOfCell, fromCell, type CellKind } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -142,17 +142,19 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   const columns = planColumns(header, mapping, kind)
   const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
   const inferred = await inferColumns(conn, fresh, decimal, stream !== undefined)
+  const cellOf = (column: string): CellKind => stream?.cells.get(column) ?? 'text'
   const plans: PropertyPlan[] = []
   for (const c of columns) {
     const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
     if (!type) continue // a column with no values reports nothing
     const raw = ident(c.column)
-    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromText(raw, type, decimal), rawText: raw })
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromCell(raw, cellOf(c.column), type, decimal), rawText: cellText(raw, cellOf(c.column)) })
   }
-  const xwho = mapping.xwho ? `NULLIF(trim(${ident(mapping.xwho)}), '')` : 'NULL'
-  const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : ident(mapping.xwhat!)
-  const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${ident(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : eventTime(ident(mapping.xwhen!), true)
+  const text = (column: string) => cellText(ident(column), cellOf(column))
+  const xwho = mapping.xwho ? `NULLIF(trim(${text(mapping.xwho)}), '')` : 'NULL'
+  const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : text(mapping.xwhat!)
+  const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${text(mapping.xwhen!)})`
+  const xwhen = kind === 'profiles' ? 'now()' : eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
@@ -182,4 +184,6 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
 export interface StreamedRows {
   /** About how many rows the file holds (from its size): only the way the local day is computed depends on it. */
   rowsAbout: number
+  /** What the cells of each column hold (text when not listed): a Parquet file's numbers and flags stay as stored. */
+  cells: Map<string, CellKind>
 }
