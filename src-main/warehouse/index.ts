@@ -82,6 +82,11 @@ export interface Warehouse {
    * for the whole database while any import of it runs; the usual limit is back after the last.
    */
   boundedMemory<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * Drops this connection's temporary tables and views: the memory, or the spill files, they hold
+   * are given back now rather than when the connection closes.
+   */
+  dropTemporary(): Promise<void>
   /** How far the running statement is, in percent; negative when the engine cannot tell. */
   readonly progress: number
   /** Stops the query now running on this connection. */

@@ -6,7 +6,8 @@ import { eventPropertyTypes, userPropertyTypes, type Reported } from '../schema/
 import type { Decimal } from './infer'
 import { loadNorm, type LoadOptions, type LoadResult } from './load'
 import { normalizeRecords } from './records'
-import { dropTemporary, stagedColumns, withStagedFile, type Format } from './stage'
+import type { Format } from './stage'
+import { stagedColumns, withStagedFile } from './streamed'
 import { normalizeRows, type Kind, type Mapping, type StreamedRows } from './tabular'
 
 export interface ImportSpec extends LoadOptions {
@@ -78,7 +79,8 @@ export async function importFile(ctx: DomainContext, scope: ProjectScope, conn: 
     try {
       return await importStaged(ctx, scope, conn, spec, onPhase, seal)
     } finally {
-      await dropTemporary(conn).catch(() => undefined)
+      // what the import staged is given back now (memory, spill files), not when the connection closes
+      await conn.dropTemporary().catch(() => undefined)
     }
   })
 }

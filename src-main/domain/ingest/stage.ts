@@ -6,12 +6,11 @@ import { constants, gunzipSync } from 'node:zlib'
 import type { Warehouse } from '../../warehouse'
 import { engineFailure, failureText, readerProblem, unreadableInput } from '../../warehouse/errors'
 import { privateDir } from '../../store/private'
-import { engineUnavailable } from '../../errors'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
 import { ident, insertionOrder, literal } from './sql'
-import type { CellKind } from './typing'
+import { cellKindOf } from './typing'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -163,7 +162,7 @@ async function stageJson(conn: Warehouse, file: string, limit?: number): Promise
 }
 
 /** How a relation is staged: copied into a table, or a view that reads the file where it lies (see `withStagedFile`). */
-type Relation = 'TABLE' | 'VIEW'
+export type Relation = 'TABLE' | 'VIEW'
 
 /** Turns an engine error of a file's read into the request's problem (or returns the error as it is). */
 type Explain = (err: unknown) => Promise<unknown>
@@ -225,24 +224,6 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
   return badParam('file', `the file could not be read as CSV: ${failureText(err)}`)
 }
 
-/** What a cell of a column of the engine's `type` holds, as the plan reads it (typing.ts CellKind). */
-export function cellKindOf(type: string): CellKind {
-  // only where the stored value and its text read back alike: a FLOAT's text is its shortest form
-  // (1.1, not 1.100000023841858 as a DOUBLE), a DECIMAL or HUGEINT may round otherwise
-  if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return 'integer'
-  if (type === 'DOUBLE') return 'float'
-  if (type === 'BOOLEAN') return 'boolean'
-  return 'text'
-}
-
-/** The staged columns (their names in file order) and what their cells hold. */
-export async function stagedColumns(conn: Warehouse): Promise<{ name: string; cells: CellKind }[]> {
-  const rows = await conn.rows(
-    "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
-  )
-  return rows.map((r) => ({ name: String(r[0]), cells: cellKindOf(String(r[1])) }))
-}
-
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
 async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
@@ -257,7 +238,7 @@ async function stageParquet(conn: Warehouse, file: string, relation: Relation, l
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
-async function stageExcel(conn: Warehouse, file: string, sheet: string | undefined, limit?: number): Promise<void> {
+export async function stageExcel(conn: Warehouse, file: string, sheet: string | undefined, limit?: number): Promise<void> {
   const { header, rows } = readExcel(file, sheet, limit)
   await stageTextRows(conn, header, rows)
 }
@@ -285,7 +266,7 @@ export async function stageRecordTexts(conn: Warehouse, lines: string[], table =
  * or the file system refuses links. The placed file is removed afterwards, and its name in an error
  * message is replaced by the caller's.
  */
-async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
+export async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
   privateDir(stagingDir)
   const placed = join(stagingDir, `${randomUUID()}${extname(file)}`)
   try {
@@ -326,56 +307,8 @@ export async function stageFile(conn: Warehouse, stagingDir: string, source: Sta
   return inStaging(stagingDir, source.file, async (placed) => (await insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, 'TABLE', limit))).table)
 }
 
-/** A file staged for an import (`withStagedFile`). */
-export interface StagedFile {
-  table: 'stage_records' | 'stage_rows'
-  /**
-   * `stage_rows` is a view that reads the file where it lies (CSV, TSV, Parquet): it has no
-   * rowid, and a statement that reads it reads the whole file, in file order only under
-   * `insertionOrder`. Copying the cells into a table first cost a third of a CSV import's time and
-   * held every cell of the file as text.
-   */
-  streamed: boolean
-  /** Runs statements that read the file: a file the reader refuses fails as the request's problem. */
-  reading<T>(read: () => Promise<T>): Promise<T>
-}
-
-/**
- * Stages a whole file for an import and runs `work` while it is there: tabular files that DuckDB
- * reads (CSV, TSV, Parquet) as a view over the placed file, others as a table (as `stageFile`).
- */
-export async function withStagedFile<T>(conn: Warehouse, stagingDir: string, source: StageSource, work: (staged: StagedFile) => Promise<T>): Promise<T> {
-  if (source.format === 'excel') {
-    await stageExcel(conn, source.file, source.sheet)
-    return work({ table: 'stage_rows', streamed: false, reading: (read) => read() })
-  }
-  const streamed = source.format !== 'json'
-  return inStaging(stagingDir, source.file, async (placed) => {
-    const { table, explain } = await insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, streamed ? 'VIEW' : 'TABLE'))
-    const reading = async <R>(read: () => Promise<R>): Promise<R> => {
-      try {
-        return await read()
-      } catch (err) {
-        // a file the reader refuses is its problem before any other (a mapping that does not fit it)
-        if (streamed && err instanceof AppError && !conn.interrupted) await readWhole(conn).catch(async (failure) => Promise.reject(await explain(failure)))
-        throw await explain(err)
-      }
-    }
-    return work({ table, streamed, reading })
-  })
-}
-
-/**
- * Drops what an import left on its connection (staged rows, norm, their helpers): the memory, or
- * the spill files, they hold are given back now rather than when the connection closes.
- */
-export async function dropTemporary(conn: Warehouse): Promise<void> {
-  for (const [name] of await conn.rows('SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal')) await conn.run(`DROP VIEW IF EXISTS temp.${ident(String(name))}`)
-  for (const [name] of await conn.rows('SELECT table_name FROM duckdb_tables() WHERE temporary')) await conn.run(`DROP TABLE IF EXISTS temp.${ident(String(name))}`)
-}
-
 /** Reads every cell of a streamed stage, to find whether the reader refuses some. */
-async function readWhole(conn: Warehouse): Promise<void> {
+export async function readWhole(conn: Warehouse): Promise<void> {
   try {
     await conn.run('CREATE OR REPLACE TEMP TABLE stage_probe AS SELECT * FROM stage_rows')
   } finally {
@@ -383,16 +316,8 @@ async function readWhole(conn: Warehouse): Promise<void> {
   }
 }
 
-/**
- * Throws when the import's connection was interrupted (a cancel, the project deleted) between
- * statements: an interrupt stops only the statement running, and a long one may come next.
- */
-export function stopIfInterrupted(conn: Warehouse): void {
-  if (conn.interrupted) throw engineUnavailable('the import was stopped')
-}
-
 /** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
-async function stageRead(conn: Warehouse, source: StageSource, relation: Relation, limit?: number): Promise<{ table: 'stage_records' | 'stage_rows'; explain: Explain }> {
+export async function stageRead(conn: Warehouse, source: StageSource, relation: Relation, limit?: number): Promise<{ table: 'stage_records' | 'stage_rows'; explain: Explain }> {
   let explainCsv: Explain = async (err) => err
   const explain: Explain = async (failure) => {
     const err = await explainCsv(failure)

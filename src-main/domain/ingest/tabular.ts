@@ -4,7 +4,7 @@ import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, insertionOrder, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
-import { stopIfInterrupted } from './stage'
+import { stopIfInterrupted } from './streamed'
 import { cellText, dayOfDate, eventTimeOfCell, fromCell, type CellKind } from './typing'
 
 /**

@@ -37,6 +37,16 @@ export interface TypedRead {
  */
 export type CellKind = 'text' | 'integer' | 'float' | 'boolean'
 
+/** What a cell of a column of the engine's `type` holds, as the plan reads it (typing.ts CellKind). */
+export function cellKindOf(type: string): CellKind {
+  // only where the stored value and its text read back alike: a FLOAT's text is its shortest form
+  // (1.1, not 1.100000023841858 as a DOUBLE), a DECIMAL or HUGEINT may round otherwise
+  if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return 'integer'
+  if (type === 'DOUBLE') return 'float'
+  if (type === 'BOOLEAN') return 'boolean'
+  return 'text'
+}
+
 /** A staged cell as text, as `fromText` and the rejection reasons read it. */
 export function cellText(raw: string, kind: CellKind): string {
   return kind === 'text' ? raw : `CAST(${raw} AS VARCHAR)`

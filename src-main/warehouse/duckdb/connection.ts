@@ -189,6 +189,13 @@ export class DuckDBWarehouse implements WarehouseSession {
     return this.control.bounded(work)
   }
 
+  async dropTemporary(): Promise<void> {
+    const views = await this.conn.runAndReadAll('SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal')
+    for (const [name] of views.getRowsJS()) await this.conn.run(`DROP VIEW IF EXISTS temp.${ident(String(name))}`)
+    const tables = await this.conn.runAndReadAll('SELECT table_name FROM duckdb_tables() WHERE temporary')
+    for (const [name] of tables.getRowsJS()) await this.conn.run(`DROP TABLE IF EXISTS temp.${ident(String(name))}`)
+  }
+
   get progress(): number {
     return this.conn.progress.percentage
   }
