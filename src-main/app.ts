@@ -46,6 +46,8 @@ export interface AppOptions {
   /** DuckDB threads and memory limit per project database. */
   threads?: number
   memoryLimit?: string
+  /** DuckDB's memory limit while a file import runs (1GB; the smaller of this and memoryLimit): beyond it the import spills to disk. */
+  importMemoryLimit?: string
   /** A second listener serving the collector (/up) alone, on any address (e.g. 0.0.0.0 for phones on the LAN). */
   collectorListen?: { host: string; port: number }
   /** Folders imports by path may read besides the setting `import.roots` (`serve --import-root`). */
@@ -77,8 +79,11 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
+/** DuckDB's memory limit during a file import, by default: with the server's own, under 2 GB of RSS. */
+export const IMPORT_MEMORY_LIMIT = '1GB'
+
 /** Opens the data folder's stores and makes sure the platform is ready for use. */
-export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importRoots' | 'analysisThreads'>, onError: (err: unknown, what: string) => void): AppContext {
+export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'memoryLimit' | 'importMemoryLimit' | 'importRoots' | 'analysisThreads'>, onError: (err: unknown, what: string) => void): AppContext {
   const layout = dataLayout(options.dataDir)
   privateDir(options.dataDir)
   createPrivateFile(layout.meta)
@@ -88,6 +93,8 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     dir: layout.projects,
     threads: options.threads ?? availableParallelism(),
     memoryLimit: options.memoryLimit ?? `${Math.max(1, Math.floor((totalmem() * 0.4) / 2 ** 30))}GB`,
+    // a 40M-row import held 8.7 GB under the limit above: an import spills instead (issue 23)
+    importMemoryLimit: options.importMemoryLimit ?? IMPORT_MEMORY_LIMIT,
   })
   const router = new WarehouseRouter({ embedded, embeddedDialect: duckdbDialect, choiceOf: (appKey) => warehouseChoiceOf(meta, appKey), clickhouse: clickhouseEngine })
   // one object: its connections are DuckDB's on embedded projects (see AppContext)

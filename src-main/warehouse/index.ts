@@ -91,6 +91,17 @@ export interface Warehouse {
    * parameters it has, and its result columns with their engine types (opaque here).
    */
   describeQuery(sql: string): Promise<{ select: boolean; parameters: number; columns: { name: string; type: unknown }[] }>
+  /**
+   * Runs `work` (a file import) with the engine's memory held to the import bound: beyond it, the
+   * engine spills to the project's spill folder (`spillDirOf`) instead of growing. The bound holds
+   * for the whole database while any import of it runs; the usual limit is back after the last.
+   */
+  boundedMemory<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * Drops this connection's temporary tables and views: the memory, or the spill files, they hold
+   * are given back now rather than when the connection closes.
+   */
+  dropTemporary(): Promise<void>
   /** How far the running statement is, in percent; negative when the engine cannot tell. */
   readonly progress: number
   /** Stops the query now running on this connection. */
@@ -118,6 +129,8 @@ export interface Warehouses<W extends Warehouse = Warehouse> {
   exists(appKey: string): boolean
   /** The only folder the engine may open files in for this project: files to import are placed here. */
   stagingDirOf(appKey: string): string
+  /** The folder the engine spills to when a statement needs more memory than it may use. */
+  spillDirOf(appKey: string): string
   /** Creates the project's database and its base tables; safe to call again. */
   createProject(appKey: string, timeZone: string): Promise<void>
   /** Runs `work` on a fresh connection set to `timeZone`, closed afterwards whatever happens. */

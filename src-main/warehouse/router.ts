@@ -104,6 +104,10 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
     return this.options.embedded.stagingDirOf(appKey)
   }
 
+  spillDirOf(appKey: string): string {
+    return this.options.embedded.spillDirOf(appKey)
+  }
+
   createProject(appKey: string, timeZone: string): Promise<void> {
     return this.call(appKey, (host) => host.createProject(appKey, timeZone))
   }

@@ -10,6 +10,7 @@ import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
 import { ident, insertionOrder, literal } from './sql'
+import { cellKindOf } from './typing'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -160,19 +161,29 @@ async function stageJson(conn: Warehouse, file: string, limit?: number): Promise
     ${sql}`)
 }
 
-async function stageDelimited(conn: Warehouse, file: string, delim: string, limit?: number): Promise<void> {
+/** How a relation is staged: copied into a table, or a view that reads the file where it lies (see `withStagedFile`). */
+export type Relation = 'TABLE' | 'VIEW'
+
+/** Turns an engine error of a file's read into the request's problem (or returns the error as it is). */
+type Explain = (err: unknown) => Promise<unknown>
+
+async function stageDelimited(conn: Warehouse, file: string, delim: string, relation: Relation, limit?: number): Promise<Explain> {
   const { sql, lines } = previewHead(limit)
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
   const { text, encoding } = firstText(file)
   if (text.trim() === '') throw badParam('file', 'the file is empty: a CSV or TSV file starts with its header line')
   const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(encoding)},
                   compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}${options})`
-  try {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
-  } catch (err) {
-    if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') throw err
-    throw await csvProblem(conn, reader, sql, delim, err)
+  const explain: Explain = async (err) => {
+    if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') return err
+    return csvProblem(conn, reader, sql, delim, err)
   }
+  try {
+    await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
+  } catch (err) {
+    throw await explain(err)
+  }
+  return explain
 }
 
 /**
@@ -214,18 +225,20 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
 }
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
-async function stageParquet(conn: Warehouse, file: string, limit?: number): Promise<void> {
+async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
-  const cells = columns.map(({ name, type }) =>
-    /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`,
-  )
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows AS
+  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (typing.ts fromCell)
+  const cells = columns.map(({ name, type }) => {
+    if (relation === 'VIEW' && cellKindOf(type) !== 'text') return ident(name)
+    return /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`
+  })
+  await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS
     SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`)
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
-async function stageExcel(conn: Warehouse, file: string, sheet: string | undefined, limit?: number): Promise<void> {
+export async function stageExcel(conn: Warehouse, file: string, sheet: string | undefined, limit?: number): Promise<void> {
   const { header, rows } = readExcel(file, sheet, limit)
   await stageTextRows(conn, header, rows)
 }
@@ -253,7 +266,7 @@ export async function stageRecordTexts(conn: Warehouse, lines: string[], table =
  * or the file system refuses links. The placed file is removed afterwards, and its name in an error
  * message is replaced by the caller's.
  */
-async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
+export async function inStaging<T>(stagingDir: string, file: string, read: (placed: string) => Promise<T>): Promise<T> {
   privateDir(stagingDir)
   const placed = join(stagingDir, `${randomUUID()}${extname(file)}`)
   try {
@@ -291,36 +304,46 @@ export async function stageFile(conn: Warehouse, stagingDir: string, source: Sta
     return 'stage_rows'
   }
   // rowids are line numbers: the read keeps file order whatever another connection set globally
-  return inStaging(stagingDir, source.file, (placed) => insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, limit)))
+  return inStaging(stagingDir, source.file, async (placed) => (await insertionOrder(conn, true, () => stageRead(conn, { ...source, file: placed }, 'TABLE', limit))).table)
 }
 
-/** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
-async function stageRead(conn: Warehouse, source: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
+/** Reads every cell of a streamed stage, to find whether the reader refuses some. */
+export async function readWhole(conn: Warehouse): Promise<void> {
   try {
-    return await readAs(conn, source, limit)
-  } catch (err) {
-    if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) throw err
-    const first = failureText(err)
-    const problem = readerProblem(err)
-    if (problem === 'line-too-long') throw badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
-    if (problem === 'damaged-compression') throw badParam('file', `the compressed file is damaged or truncated: ${first}`)
-    throw badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
+    await conn.run('CREATE OR REPLACE TEMP TABLE stage_probe AS SELECT * FROM stage_rows')
+  } finally {
+    await conn.run('DROP TABLE IF EXISTS stage_probe').catch(() => undefined)
   }
 }
 
-async function readAs(conn: Warehouse, { file, format, delimiter }: StageSource, limit?: number): Promise<'stage_records' | 'stage_rows'> {
-  switch (format) {
-    case 'json':
-      await stageJson(conn, file, limit)
-      return 'stage_records'
-    case 'csv':
-    case 'tsv':
-      await stageDelimited(conn, file, delimiter ?? (format === 'tsv' ? '\t' : detectDelimiter(file)), limit)
-      return 'stage_rows'
-    case 'parquet':
-      await stageParquet(conn, file, limit)
-      return 'stage_rows'
-    default:
-      throw badParam('format', `unknown format ${String(format)}`)
+/** A file DuckDB's readers refuse is the request's problem (400 naming file), never a server error. */
+export async function stageRead(conn: Warehouse, source: StageSource, relation: Relation, limit?: number): Promise<{ table: 'stage_records' | 'stage_rows'; explain: Explain }> {
+  let explainCsv: Explain = async (err) => err
+  const explain: Explain = async (failure) => {
+    const err = await explainCsv(failure)
+    if (err instanceof AppError || !(err instanceof Error) || !unreadableInput(err)) return err
+    const first = failureText(err)
+    const problem = readerProblem(err)
+    if (problem === 'line-too-long') return badParam('file', `a line is longer than the 8 MB a record may take: ${first}`)
+    if (problem === 'damaged-compression') return badParam('file', `the compressed file is damaged or truncated: ${first}`)
+    return badParam('file', `the file could not be read as ${FORMAT_NAMES[source.format]}: ${first}`)
+  }
+  try {
+    switch (source.format) {
+      case 'json':
+        await stageJson(conn, source.file, limit)
+        return { table: 'stage_records', explain }
+      case 'csv':
+      case 'tsv':
+        explainCsv = await stageDelimited(conn, source.file, source.delimiter ?? (source.format === 'tsv' ? '\t' : detectDelimiter(source.file)), relation, limit)
+        return { table: 'stage_rows', explain }
+      case 'parquet':
+        await stageParquet(conn, source.file, relation, limit)
+        return { table: 'stage_rows', explain }
+      default:
+        throw badParam('format', `unknown format ${String(source.format)}`)
+    }
+  } catch (err) {
+    throw await explain(err)
   }
 }

@@ -2,9 +2,10 @@ import type { Warehouse } from '../../warehouse'
 import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
-import { ident, literal, unordered } from './sql'
+import { ident, insertionOrder, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
-import { dayOfDate, eventTime, fromText } from './typing'
+import { stopIfInterrupted } from './streamed'
+import { cellText, dayOfDate, eventTimeOfCell, fromCell, type CellKind } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -109,14 +110,23 @@ const HEAD_ROWS = 10_000
 /**
  * Types of new columns, from their first values (see infer.ts): those among the first HEAD_ROWS
  * rows, or in the whole file for a column empty there; null for a column with none. One pass over
- * the head for every column, one over the file for the empty ones.
+ * the head for every column, one over the file for the empty ones. A streamed stage (a view over
+ * the file, stage.ts) has no rowid: the rows looked at are copied into a table first, in file
+ * order, the whole file only for the columns empty in the head.
  */
-async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Decimal): Promise<Map<string, DataType | null>> {
+async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Decimal, streamed: boolean): Promise<Map<string, DataType | null>> {
   const present = "v IS NOT NULL AND v <> ''"
   const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
-  const head = await firstValues(conn, `(SELECT rowid AS __uba_r, * FROM stage_rows WHERE rowid < ${HEAD_ROWS})`, cells(columns), present)
+  const numbered = async (name: string, some: ColumnPlan[], limit: string) => {
+    if (!streamed) return `(SELECT rowid AS __uba_r, * FROM stage_rows ${limit === '' ? '' : `WHERE rowid < ${HEAD_ROWS}`})`
+    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`))
+    return `(SELECT rowid AS __uba_r, * FROM ${name})`
+  }
+  if (columns.length === 0) return new Map()
+  const head = await firstValues(conn, await numbered('stage_head', columns, `LIMIT ${HEAD_ROWS}`), cells(columns), present)
   const empty = columns.filter((_, i) => head[i].length === 0)
-  const whole = await firstValues(conn, '(SELECT rowid AS __uba_r, * FROM stage_rows)', cells(empty), present)
+  const whole = empty.length === 0 ? [] : await firstValues(conn, await numbered('stage_sparse', empty, ''), cells(empty), present)
+  if (streamed) for (const t of ['stage_head', 'stage_sparse']) await conn.run(`DROP TABLE IF EXISTS ${t}`)
   const values = new Map(columns.map((c, i) => [c.id, head[i]]))
   empty.forEach((c, i) => values.set(c.id, whole[i]))
   return new Map(columns.map((c) => [c.id, inferText(values.get(c.id)!, decimal)]))
@@ -128,36 +138,52 @@ async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Dec
  * local day from the time (see localDate.ts), then the checks over the computed values (a check's
  * value text is evaluated only for a record it rejects).
  */
-export async function normalizeRows(conn: Warehouse, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>, decimal: Decimal = '.'): Promise<PropertyPlan[]> {
+export async function normalizeRows(conn: Warehouse, header: string[], mapping: Mapping, kind: Kind, known: Map<string, DataType>, decimal: Decimal = '.', stream?: StreamedRows): Promise<PropertyPlan[]> {
   const columns = planColumns(header, mapping, kind)
   const fresh = columns.filter((c) => !known.has(c.id) && !mapping.types?.[c.id])
-  const inferred = await inferColumns(conn, fresh, decimal)
+  const inferred = await inferColumns(conn, fresh, decimal, stream !== undefined)
+  const cellOf = (column: string): CellKind => stream?.cells.get(column) ?? 'text'
   const plans: PropertyPlan[] = []
   for (const c of columns) {
     const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
     if (!type) continue // a column with no values reports nothing
     const raw = ident(c.column)
-    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromText(raw, type, decimal), rawText: raw })
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromCell(raw, cellOf(c.column), type, decimal), rawText: cellText(raw, cellOf(c.column)) })
   }
-  const xwho = mapping.xwho ? `NULLIF(trim(${ident(mapping.xwho)}), '')` : 'NULL'
-  const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : ident(mapping.xwhat!)
-  const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${ident(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : eventTime(ident(mapping.xwhen!), true)
+  const text = (column: string) => cellText(ident(column), cellOf(column))
+  const xwho = mapping.xwho ? `NULLIF(trim(${text(mapping.xwho)}), '')` : 'NULL'
+  const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : text(mapping.xwhat!)
+  const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${text(mapping.xwhen!)})`
+  const xwhen = kind === 'profiles' ? 'now()' : eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
-  const localDate = await conn.localDateSql(Number((await conn.rows('SELECT count(*) FROM stage_rows'))[0][0]))
+  const rows = stream?.rowsAbout ?? Number((await conn.rows('SELECT count(*) FROM stage_rows'))[0][0])
+  const localDate = await conn.localDateSql(rows)
   const checks = [...identityChecks(conn.dialect, '__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(conn.dialect, p, value(i)))]
-  await unordered(conn, () =>
-    conn.run(`CREATE OR REPLACE TEMP TABLE norm AS
-      SELECT __uba_row AS _row, ${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
+  const cellsOf = (row: string) => `SELECT ${row}${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
              __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
-            FROM (SELECT *, rowid + 1 AS __uba_row, ${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
+            FROM (SELECT *, ${row === '' ? '' : 'rowid + 1 AS __uba_row, '}${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
                          ${plans.map((p, i) => `, ${p.read.value} AS ${value(i)}`).join('')}
-                  FROM stage_rows))`),
-  )
+                  FROM stage_rows))`
+  stopIfInterrupted(conn)
+  if (stream) {
+    // no rowid to number the rows by: written in file order, a row's place in norm_cells is its number
+    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm_cells AS ${cellsOf('')}`))
+    await conn.run('CREATE OR REPLACE TEMP VIEW norm AS SELECT rowid + 1 AS _row, * FROM norm_cells')
+  } else {
+    await unordered(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm AS ${cellsOf('__uba_row AS _row, ')}`))
+  }
   return plans
+}
+
+/** `stage_rows` is a view over the file (stage.ts `StagedFile.streamed`). */
+export interface StreamedRows {
+  /** About how many rows the file holds (from its size): only the way the local day is computed depends on it. */
+  rowsAbout: number
+  /** What the cells of each column hold (text when not listed): a Parquet file's numbers and flags stay as stored. */
+  cells: Map<string, CellKind>
 }

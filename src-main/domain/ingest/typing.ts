@@ -30,6 +30,53 @@ export interface TypedRead {
   misfit: (value: string) => string
 }
 
+/**
+ * What a staged cell holds: text (CSV, Excel, and Parquet columns of other types, as text), or a
+ * Parquet number or flag as the file stores it (a streamed stage, stage.ts), read without a trip
+ * through text. Each reads exactly as its text would.
+ */
+export type CellKind = 'text' | 'integer' | 'float' | 'boolean'
+
+/** What a cell of a column of the engine's `type` holds, as the plan reads it (typing.ts CellKind). */
+export function cellKindOf(type: string): CellKind {
+  // only where the stored value and its text read back alike: a FLOAT's text is its shortest form
+  // (1.1, not 1.100000023841858 as a DOUBLE), a DECIMAL or HUGEINT may round otherwise
+  if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return 'integer'
+  if (type === 'DOUBLE') return 'float'
+  if (type === 'BOOLEAN') return 'boolean'
+  return 'text'
+}
+
+/** A staged cell as text, as `fromText` and the rejection reasons read it. */
+export function cellText(raw: string, kind: CellKind): string {
+  return kind === 'text' ? raw : `CAST(${raw} AS VARCHAR)`
+}
+
+/**
+ * Reading a staged cell of `kind` as `type`: a stored number as a number, a stored flag as a
+ * boolean, directly (its text would parse back to the same value); anything else through its text.
+ */
+export function fromCell(raw: string, kind: CellKind, type: DataType, decimal: Decimal = '.'): TypedRead {
+  if ((kind === 'integer' || kind === 'float') && type === 'number') {
+    // NaN and infinities are in a Parquet DOUBLE; as text they were no number either
+    return { value: `CAST(${raw} AS DOUBLE)`, misfit: (v) => `(${raw} IS NOT NULL AND NOT isfinite(${v}))` }
+  }
+  if (kind === 'boolean' && type === 'boolean') return { value: raw, misfit: () => 'false' }
+  return fromText(cellText(raw, kind), type, decimal)
+}
+
+/**
+ * `eventTime` of a staged cell: a stored whole number is read as epoch ms or s by its size, as its
+ * digits would be (12-14 digits: ms, 9-11: s); any other value through its text.
+ */
+export function eventTimeOfCell(raw: string, kind: CellKind): string {
+  if (kind !== 'integer') return eventTime(cellText(raw, kind), true)
+  const n = `CAST(${raw} AS BIGINT)`
+  return `CASE WHEN ${raw} BETWEEN 100000000000 AND 99999999999999 THEN to_timestamp(${n} / 1000.0)
+    WHEN ${raw} BETWEEN 100000000 AND 99999999999 THEN to_timestamp(${n})
+    ELSE ${eventTime(cellText(raw, kind), true)} END`
+}
+
 /** A JSON array of strings only, e.g. '["a","b"]'. */
 function stringArray(json: string): string {
   return `(json_type(${json}) = 'ARRAY' AND list_bool_and(list_transform(json_extract(${json}, '$[*]'), x -> json_type(x) = 'VARCHAR')) IS NOT FALSE)`

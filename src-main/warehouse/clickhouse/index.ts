@@ -91,6 +91,11 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     return this.#stagingDir
   }
 
+  /** Statements run on the server, which spills as its own settings say: nothing is spilled here. */
+  spillDirOf(): string {
+    return this.stagingDirOf()
+  }
+
   /** Creates the database and the base tables when absent, and drops what a crashed write left; safe to call again. */
   createProject(): Promise<void> {
     this.#creating ??= (async () => {

@@ -230,6 +230,17 @@ export class ClickHouseWarehouse implements WarehouseSession {
     }
   }
 
+  /** The server's memory is its own: files to import are read by the embedded engine, not here. */
+  boundedMemory<T>(work: () => Promise<T>): Promise<T> {
+    return work()
+  }
+
+  /** Drops the temporary tables of this connection's session, if it has one. */
+  async dropTemporary(): Promise<void> {
+    if (!this.#sessionId) return
+    for (const [name] of await this.rows('SELECT name FROM system.tables WHERE is_temporary')) await this.run(`DROP TEMPORARY TABLE IF EXISTS ${quoteName(String(name))}`)
+  }
+
   /** A snapshot that lasts until `close`: whatever is written meanwhile is dropped then. */
   async beginSnapshot(): Promise<void> {
     this.#begin()

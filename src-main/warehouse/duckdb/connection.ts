@@ -77,7 +77,7 @@ export class DuckDBWarehouse implements WarehouseSession {
 
   constructor(
     readonly conn: DuckDBConnection,
-    private readonly control: { interrupt(): void; readonly interrupted: boolean; close(): void },
+    private readonly control: { bounded<T>(work: () => Promise<T>): Promise<T>; interrupt(): void; readonly interrupted: boolean; close(): void },
   ) {}
 
   /** DuckDB's own reader of a statement's result (engine code and tests). */
@@ -196,6 +196,17 @@ export class DuckDBWarehouse implements WarehouseSession {
     } finally {
       prepared.destroySync()
     }
+  }
+
+  boundedMemory<T>(work: () => Promise<T>): Promise<T> {
+    return this.control.bounded(work)
+  }
+
+  async dropTemporary(): Promise<void> {
+    const views = await this.conn.runAndReadAll('SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal')
+    for (const [name] of views.getRowsJS()) await this.conn.run(`DROP VIEW IF EXISTS temp.${ident(String(name))}`)
+    const tables = await this.conn.runAndReadAll('SELECT table_name FROM duckdb_tables() WHERE temporary')
+    for (const [name] of tables.getRowsJS()) await this.conn.run(`DROP TABLE IF EXISTS temp.${ident(String(name))}`)
   }
 
   get progress(): number {

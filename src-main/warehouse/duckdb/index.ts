@@ -13,6 +13,20 @@ export interface WarehouseOptions {
   threads: number
   /** DuckDB memory limit per project database, e.g. "4GB". */
   memoryLimit: string
+  /**
+   * The memory limit while a file import runs (`boundedMemory`), e.g. "1GB"; the smaller of this
+   * and `memoryLimit` applies. Without it, imports run under `memoryLimit`.
+   */
+  importMemoryLimit?: string
+}
+
+const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 2 ** 10, MIB: 2 ** 20, GIB: 2 ** 30, TIB: 2 ** 40 }
+
+/** Bytes of a DuckDB memory size ("512MB", "1.5GB", "2GiB"); NaN for text it cannot read. */
+export function memoryBytes(size: string): number {
+  const m = /^\s*([0-9.]+)\s*([A-Za-z]*)\s*$/.exec(size)
+  const unit = UNITS[(m?.[2] || 'B').toUpperCase()]
+  return m && unit ? Number(m[1]) * unit : Number.NaN
 }
 
 /**
@@ -46,6 +60,8 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
   private readonly active = new Map<string, Set<DuckDBConnection>>()
   private readonly creating = new Map<string, Promise<void>>()
   private readonly stopped = new WeakSet<DuckDBConnection>()
+  /** Imports running per project: the import bound holds while there is one. */
+  private readonly bounded = new Map<string, number>()
   private closed = false
 
   constructor(private readonly options: WarehouseOptions) {
@@ -66,6 +82,45 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
    */
   stagingDirOf(appKey: string): string {
     return join(this.options.dir, appKey, 'staging')
+  }
+
+  /**
+   * Where the project's database spills what does not fit its memory limit. DuckDB empties it as
+   * the statements and temporary tables that spilled end, and removes it when the database closes.
+   */
+  spillDirOf(appKey: string): string {
+    return join(this.options.dir, appKey, 'spill')
+  }
+
+  /** The limit imports run under: the smaller of the two settings. */
+  private importLimit(): string {
+    const bound = this.options.importMemoryLimit
+    if (bound === undefined) return this.options.memoryLimit
+    return memoryBytes(bound) < memoryBytes(this.options.memoryLimit) ? bound : this.options.memoryLimit
+  }
+
+  /**
+   * Runs `work` with the database's memory limit lowered to the import bound (see
+   * `Warehouse.boundedMemory`). The limit is global to the database, so it is counted per project:
+   * lowered by the first import, raised back by the last. A limit DuckDB cannot lower now (more
+   * is held than the bound: a large query running beside) leaves the usual one: the import runs
+   * all the same, only unbounded.
+   */
+  private async withBound<T>(appKey: string, conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+    const limit = this.importLimit()
+    if (limit === this.options.memoryLimit) return work()
+    const running = (this.bounded.get(appKey) ?? 0) + 1
+    this.bounded.set(appKey, running)
+    if (running === 1) await conn.run(`SET GLOBAL memory_limit = '${limit.replace(/'/g, "''")}'`).catch(() => undefined)
+    try {
+      return await work()
+    } finally {
+      const left = this.bounded.get(appKey)! - 1
+      if (left === 0) {
+        this.bounded.delete(appKey)
+        await conn.run(`SET GLOBAL memory_limit = '${this.options.memoryLimit.replace(/'/g, "''")}'`).catch(() => undefined)
+      } else this.bounded.set(appKey, left)
+    }
   }
 
   /**
@@ -124,6 +179,7 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
     let open = true
     const stopped = this.stopped
     return new DuckDBWarehouse(conn, {
+      bounded: (work) => this.withBound(appKey, conn, work),
       interrupt: () => {
         if (!open) return
         stopped.add(conn)
@@ -196,6 +252,7 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
     const instance = await DuckDBInstance.create(this.fileOf(appKey), {
       threads: String(this.options.threads),
       memory_limit: this.options.memoryLimit,
+      temp_directory: this.spillDirOf(appKey),
     })
     privateFiles(this.fileOf(appKey), `${this.fileOf(appKey)}.wal`)
     try {
