@@ -4,11 +4,12 @@ import { CATEGORIES, CATEGORY_WEIGHTS, KEYWORDS, PRODUCTS } from './products'
 import type { SampleSql } from './sql'
 
 /**
- * The sample shop, generated inside DuckDB in a few set-based statements (temporary tables, then
- * one INSERT per warehouse table). Users arrive over the window (more later on, more at weekends
- * and during a three-day sale), come back with a retention that decays with the days since their
- * first visit, and in each session may search, view products, add some to the cart, check out and
- * pay. Every draw depends on traits, so breakdowns differ the way real data does.
+ * The sample shop, generated inside the warehouse in a few set-based statements (temporary tables,
+ * then INSERTs into the warehouse tables), its engine text written by the dialect. Users arrive over
+ * the window (more later on, more at weekends and during a three-day sale), come back with a
+ * retention that decays with the days since their first visit, and in each session may search,
+ * view products, add some to the cart, check out and pay. Every draw depends on traits, so
+ * breakdowns differ the way real data does.
  */
 
 export interface SampleWindow {
