@@ -1,6 +1,8 @@
 // Sample data generation: events per second for the default size and for a million users, next to
 // DuckDB's own copy of the same event rows into a new table of the same database (the cost of
 // writing that many wide rows at all, which bounds what a generator can reach on this machine).
+// CPU seconds (every thread of the process) and the peak RSS sampled during the job are printed
+// too: on a loaded machine the wall-clock time says little.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,12 +22,16 @@ export async function benchSample(): Promise<void> {
       const scope = { appKey: `sample${users}`, timeZone: 'UTC' }
       createProject(app.ctx, { appKey: scope.appKey, name: scope.appKey, timeZone: scope.timeZone }, null)
       await app.ctx.background.idle()
+      const cpu = process.cpuUsage()
+      let peak = 0
       const started = await startSampleJob(app.ctx, scope, { users, days: 90, seed: 1 }, null)
       let job = getJob(app.ctx, scope.appKey, started.id)
       while (job.state === 'queued' || job.state === 'running') {
         await new Promise((r) => setTimeout(r, 100))
+        peak = Math.max(peak, process.memoryUsage.rss())
         job = getJob(app.ctx, scope.appKey, started.id)
       }
+      const used = process.cpuUsage(cpu)
       if (job.state !== 'succeeded' || !job.result) throw new Error(`sample of ${users} users: ${job.state} ${job.error}`)
       const events = job.result.eventsWritten
       const seconds = ((job.endTime ?? 0) - (job.startTime ?? 0)) / 1000
@@ -37,7 +43,7 @@ export async function benchSample(): Promise<void> {
         return s
       })
       console.log(
-        `sample ${String(users).padStart(7)} users x 90 days ${(events / 1e6).toFixed(2).padStart(6)}M events   ours ${seconds.toFixed(2)} s (${(events / seconds / 1e6).toFixed(2)} M events/s)   DuckDB copy of the rows ${copy.toFixed(2)} s (${(events / copy / 1e6).toFixed(2)} M rows/s)   ratio ${(copy / seconds).toFixed(2)}`,
+        `sample ${String(users).padStart(7)} users x 90 days ${(events / 1e6).toFixed(2).padStart(6)}M events   ours ${seconds.toFixed(2)} s (${(events / seconds / 1e6).toFixed(2)} M events/s, CPU ${((used.user + used.system) / 1e6).toFixed(0)} s, peak RSS ${(peak / 2 ** 30).toFixed(1)} GiB)   DuckDB copy of the rows ${copy.toFixed(2)} s (${(events / copy / 1e6).toFixed(2)} M rows/s)   ratio ${(copy / seconds).toFixed(2)}`,
       )
     }
     await app.close()

@@ -33,8 +33,6 @@ const NOT_YET_MIGRATED = [
   'domain/ingest/stage.ts',
   'domain/ingest/tabular.ts',
   'domain/ingest/typing.ts',
-  // the sample generator
-  'domain/ingest/sample',
 ]
 
 function sources(dir: string): string[] {

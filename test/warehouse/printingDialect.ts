@@ -173,4 +173,19 @@ export const printingDialect: Dialect = {
   customSqlTables: () => Promise.reject(new Error('the printing dialect runs no SQL')),
   checkCustomSqlText: () => Promise.reject(new Error('the printing dialect runs no SQL')),
   prepareCustomSql: () => Promise.reject(new Error('the printing dialect runs no SQL')),
+
+  uniform: (stream, id) => `(bitShiftRight(cityHash64(bitXor(toUInt64(${stream}), toUInt64(${id}))), 11) * 1.1102230246251565e-16)`,
+  weightedTable: (name, columns, rows, partition) => {
+    const over = partition ? `PARTITION BY ${partition}` : ''
+    const values = rows.map((row, i) => `(${[i, row.weight, ...row.values].join(', ')})`).join(', ')
+    return `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS
+    SELECT * EXCEPT (w), (sum(w) OVER (${over} ORDER BY i) - w) / sum(w) OVER (${over}) AS cum, w / sum(w) OVER (${over}) AS share
+    FROM values('i UInt32, w Float64, ${columns.map((c) => `${c} Dynamic`).join(', ')}', ${values})`
+  },
+  pickJoin: (table, alias, draw, match) => `ASOF JOIN ${table} AS ${alias} ON ${match ? `${match} AND ` : ''}${alias}.cum <= ${draw}`,
+  item: (list, index) => `arrayElement(${list}, ${index})`,
+  epochSeconds: (instant) => `(toUnixTimestamp64Micro(${instant}) / 1e6)`,
+  instantAt: (seconds) => `toDateTime64(${seconds}, 6, 'UTC')`,
+  bulkWrite: () => ({ before: [], after: [] }),
+  dropTempTable: (name) => `DROP TEMPORARY TABLE IF EXISTS ${name}`,
 }

@@ -20,6 +20,8 @@ const DEFAULTS = {
    * in time order (each part reads the table again where it is not stored by user).
    */
   'analysis.funnel.eventsPerPart': '2000000',
+  /** Users whose sample events are generated, sorted and written by one statement (bounds its memory). */
+  'ingest.sample.usersPerWrite': '50000',
   /** HOST:PORT of the collector's own listener switched on in Settings; '' while off. */
   'collector.listen': '',
 } as const

@@ -2,6 +2,7 @@ import type { Dialect } from '../dialect'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { loads } from './parts/loads'
+import { generator } from './parts/generator'
 import { names } from './parts/names'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
@@ -15,4 +16,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator }

@@ -1,6 +1,7 @@
 import type { Warehouse } from '../../../warehouse'
 import type { DomainContext, Operator } from '../../context'
 import { AppError, badParam } from '../../errors'
+import { numericSetting } from '../../platform/settings'
 import type { ProjectScope } from '../../project/scope'
 import { tableRow } from '../../schema/dimensionMeta'
 import { createDimensionTable, type NewDimensionTable } from '../../schema/dimensions'
@@ -70,7 +71,8 @@ function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOpti
     if (before.events + before.profiles > 0) throw notEmpty(before.events, before.profiles)
     checkPlanTypes(ctx, scope.appKey)
     const types = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }
-    const load = await loadSample(conn, sampleWindow(options), types, onPhase, (sealed) => seal(resultOf(sealed, types)))
+    const perWrite = Math.max(1, Math.floor(numericSetting(ctx.meta, 'ingest.sample.usersPerWrite')))
+    const load = await loadSample(conn, conn.dialect, sampleWindow(options), types, onPhase, (sealed) => seal(resultOf(sealed, types)), perWrite)
     return resultOf(load, types)
   }
 }

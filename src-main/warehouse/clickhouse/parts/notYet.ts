@@ -1,10 +1,11 @@
 import { engineUnavailable } from '../../../errors'
+import type { GeneratorPart } from '../../parts/generator'
 import type { LoadsPart } from '../../parts/loads'
 import type { RecordsPart } from '../../parts/records'
 
 /**
- * The parts a ClickHouse project cannot use yet: reading SDK records and writing loads (the
- * collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
+ * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads and generating
+ * sample data (the collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
  * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write.
  */
 const METHODS = [
@@ -12,6 +13,7 @@ const METHODS = [
   'jsonMemberString', 'jsonKindOf', 'jsonKindOfText', 'jsonMemberKind', 'jsonKindName', 'jsonString', 'parseRecord', 'recordField', 'recordMember',
   'asJsonText', 'problem', 'noProblem', 'problemList', 'noProblems', 'problemField', 'anyTrue', 'lastPresent', 'firstPresent', 'joinListsInOrder',
   'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
+  'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
 ] as const
 
 function refusal(name: string): () => never {
@@ -20,4 +22,4 @@ function refusal(name: string): () => never {
   }
 }
 
-export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart
+export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart
