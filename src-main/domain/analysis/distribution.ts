@@ -10,7 +10,7 @@ import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyEx
 import { filterSql, needsProfile } from '../expr/filterSql'
 import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
 import { cohortCheck } from '../userSets/membership'
-import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
+import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
 import type { Dialect } from '../../warehouse/dialect'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
@@ -153,7 +153,7 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
        ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
          AND ${samplingSql(req.sampling, d)}
-         AND ${crowdSql(req.crowds)}
+         AND ${crowdFilter(req.crowds, d)}
          AND ${eventSql(m.event, env, p)}
          AND ${filterSql(m.filter, env, p)}
          AND ${filterSql(req.filter, env, p)}
