@@ -151,4 +151,55 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
       expect(rows).toEqual([{ byValue: [], sum: [2], values: [[2, 0]] }])
     }
   })
+
+  const distributions = async (body: Record<string, unknown>) => {
+    const answers = []
+    for (const p of [duck, house]) {
+      const res = await s.call('POST', '/uba/api/distributions/analyze', { headers: p, body })
+      expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
+      answers.push({ series: res.body.series, rows: res.body.rows })
+    }
+    return answers
+  }
+
+  it('distribution: users per number of views and per local day with a view (a: 23:30 and 00:30 are two days)', async () => {
+    // over 01-01..03: a 2 views on 2 local days, b 1, c 1
+    for (const measure of [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view', aggregator: 'DISTRIBUTION_TIME' }]) {
+      for (const answer of await distributions({ ...base, unit: '', measure })) expect(answer).toEqual({ series: ['[1,2)', '[2,3)'], rows: [{ byValue: 'all', sum: 3, values: [2, 1] }] })
+    }
+  })
+
+  it('distribution: per local day, and by a breakdown', async () => {
+    const measure = { expression: 'event.view', aggregator: 'TOTAL_COUNT' }
+    // 01-01 a; 01-02 a (00:30) and b; 01-03 c: one view each
+    for (const answer of await distributions({ ...base, unit: 'DAY', measure })) {
+      expect(answer).toEqual({
+        series: ['[1,2)'],
+        rows: [
+          { byValue: '2024-01-01', sum: 1, values: [1] },
+          { byValue: '2024-01-02', sum: 2, values: [2] },
+          { byValue: '2024-01-03', sum: 1, values: [1] },
+        ],
+      })
+    }
+    // a X twice, b Y once, c (no city) once
+    for (const answer of await distributions({ ...base, unit: '', measure, byField: { expression: 'event.view.city' } })) {
+      expect(answer.series).toEqual(['[1,2)', '[2,3)'])
+      expect(answer.rows).toEqual(
+        expect.arrayContaining([
+          { byValue: 'X', sum: 1, values: [0, 1] },
+          { byValue: 'Y', sum: 1, values: [1, 0] },
+          { byValue: 'unknown', sum: 1, values: [1, 0] },
+        ]),
+      )
+      expect(answer.rows).toHaveLength(3)
+    }
+  })
+
+  it('distribution: a property summed per user, leaving out users without a value', async () => {
+    // a 10 + 20 = 30, b 600, c 800
+    const [onDuck, onHouse] = await distributions({ ...base, unit: '', measure: { expression: 'event.view.price', aggregator: 'SUM' } })
+    expect(onHouse).toEqual(onDuck)
+    expect(onDuck.rows[0].sum).toBe(3)
+  })
 })

@@ -119,9 +119,10 @@ function perUser(m: Measure, d: Dialect): string {
   }
 }
 
+/** `whole`: DuckDB answers a boolean, ClickHouse (no booleans on 18.16) 1 or 0. */
 function statsOf(row: Record<string, unknown> | undefined): ValueStats | null {
   if (!row || Number(row.users) === 0) return null
-  return { min: Number(row.low), max: Number(row.high), top: Number(row.top), whole: row.whole === true }
+  return { min: Number(row.low), max: Number(row.high), top: Number(row.top), whole: Number(row.whole) === 1 }
 }
 
 function readsUsers(req: DistributionRequest): boolean {
