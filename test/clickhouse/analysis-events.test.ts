@@ -152,6 +152,21 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
     }
   })
 
+  it('compares with the previous range (read by the same statement) and breaks down by the user id on the event row', async () => {
+    // 2023-12-29..31: a's view at 23:59 on the 31st, the counterpart of 01-03
+    const measures = [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }]
+    for (const rows of await both({ ...base, measures, compare: 'previous' })) {
+      expect(rows).toEqual([{ byValue: [], sum: [4], values: [[1, 2, 1]], previous: { sum: [1], values: [[0, 0, 1]] } }])
+    }
+    for (const rows of await both({ ...base, measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }], byFields: [{ expression: 'user.xwho' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['a'], sum: [1], values: [[1, 1, 0]] },
+        { byValue: ['b'], sum: [1], values: [[0, 1, 0]] },
+        { byValue: ['c'], sum: [1], values: [[0, 0, 1]] },
+      ])
+    }
+  })
+
   const distributions = async (body: Record<string, unknown>) => {
     const answers = []
     for (const p of [duck, house]) {
