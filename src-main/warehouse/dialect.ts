@@ -1,4 +1,5 @@
 import type { BoundValue } from './index'
+import type { AggregatesPart } from './parts/aggregates'
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
 import type { LoadsPart } from './parts/loads'
@@ -25,7 +26,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

@@ -102,6 +102,16 @@ export const printingDialect: Dialect = {
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
+  truth: (value) => (value ? 'true' : 'false'),
+  aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
+  // every name inlined as its subquery
+  withQueries: (queries, main) => {
+    const from = (name: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${name}`
+    return main(from)
+  },
+  periodsAndWhole: (dims, period, items, from) =>
+    `SELECT ${[...dims, period].join(', ')}, 0 AS whole, ${items.join(', ')} ${from} GROUP BY ${[...dims, period].join(', ')} UNION ALL SELECT ${[...dims, 'NULL'].join(', ')}, 1, ${items.join(', ')} ${from}${dims.length ? ` GROUP BY ${dims.join(', ')}` : ''}`,
+
   tableCount: (table) => `SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`,
   valuesTable: (name, values, labels) =>
     labels

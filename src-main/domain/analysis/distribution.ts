@@ -10,7 +10,7 @@ import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyEx
 import { filterSql, needsProfile } from '../expr/filterSql'
 import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
 import { cohortCheck } from '../userSets/membership'
-import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
+import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
 import type { Dialect } from '../../warehouse/dialect'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 
@@ -119,9 +119,10 @@ function perUser(m: Measure, d: Dialect): string {
   }
 }
 
+/** `whole`: DuckDB answers a boolean, ClickHouse (no booleans on 18.16) 1 or 0. */
 function statsOf(row: Record<string, unknown> | undefined): ValueStats | null {
   if (!row || Number(row.users) === 0) return null
-  return { min: Number(row.low), max: Number(row.high), top: Number(row.top), whole: row.whole === true }
+  return { min: Number(row.low), max: Number(row.high), top: Number(row.top), whole: Number(row.whole) === 1 }
 }
 
 function readsUsers(req: DistributionRequest): boolean {
@@ -153,7 +154,7 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
        ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
        WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
          AND ${samplingSql(req.sampling, d)}
-         AND ${crowdSql(req.crowds)}
+         AND ${crowdFilter(req.crowds, d)}
          AND ${eventSql(m.event, env, p)}
          AND ${filterSql(m.filter, env, p)}
          AND ${filterSql(req.filter, env, p)}

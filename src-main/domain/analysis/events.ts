@@ -11,9 +11,10 @@ import { eventSql, type EventRef, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
 import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
 import { cohortCheck } from '../userSets/membership'
-import { crowdsOf, crowdSql, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf } from './request'
+import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import type { ConditionalAggregate } from '../../warehouse/parts/aggregates'
 import { factsSql, readFacts, useBitmaps } from './userCounts'
 
 /**
@@ -72,8 +73,8 @@ const USER_COUNTING = ['TRIGGER_USER_COUNT', 'AVG_COUNT', 'AVG_PER']
 function measureSql(aggregator: string, i: number, bitmaps: boolean, d: Dialect): string {
   if (!bitmaps) return aggregateSql(aggregator, i, d)
   if (aggregator === 'TRIGGER_USER_COUNT') return d.bitmapUsers('distinct_id', `m${i}`)
-  if (aggregator === 'AVG_COUNT') return `count(*) FILTER (WHERE m${i}) / nullif(${d.bitmapUsers('distinct_id', `m${i}`)}, 0)`
-  if (aggregator === 'AVG_PER') return `sum(v${i}) FILTER (WHERE m${i}) / nullif(${d.bitmapUsers('distinct_id', `m${i} AND v${i} IS NOT NULL`)}, 0)`
+  if (aggregator === 'AVG_COUNT') return `${d.aggregateWhere('count', '*', `m${i}`)} / nullif(${d.bitmapUsers('distinct_id', `m${i}`)}, 0)`
+  if (aggregator === 'AVG_PER') return `${d.aggregateWhere('sum', `v${i}`, `m${i}`)} / nullif(${d.bitmapUsers('distinct_id', `m${i} AND v${i} IS NOT NULL`)}, 0)`
   return aggregateSql(aggregator, i, d)
 }
 
@@ -94,52 +95,62 @@ interface Rollup {
 }
 
 function rollupOf(aggregator: string, i: number, bitmaps: boolean, d: Dialect): Rollup | null {
-  const hit = `FILTER (WHERE m${i})`
+  const where = (fn: ConditionalAggregate, value: string) => d.aggregateWhere(fn, value, `m${i}`)
   const users = (condition: string) => `${d.bitmapOf('distinct_id', condition)} AS b${i}`
   const userCount = { period: `COALESCE(${d.bitmapCount(`b${i}`)}, 0)`, whole: `COALESCE(${d.bitmapCount(d.bitmapUnion(`b${i}`))}, 0)` }
   switch (aggregator) {
     case 'TOTAL_COUNT':
-      return { parts: [`count(*) ${hit} AS c${i}`], period: `c${i}`, whole: `sum(c${i})` }
+      return { parts: [`${where('count', '*')} AS c${i}`], period: `c${i}`, whole: `sum(c${i})` }
     case 'SUM':
-      return { parts: [`sum(v${i}) ${hit} AS s${i}`], period: `s${i}`, whole: `sum(s${i})` }
+      return { parts: [`${where('sum', `v${i}`)} AS s${i}`], period: `s${i}`, whole: `sum(s${i})` }
     case 'MAX':
     case 'MIN': {
-      const f = aggregator.toLowerCase()
-      return { parts: [`${f}(v${i}) ${hit} AS x${i}`], period: `x${i}`, whole: `${f}(x${i})` }
+      const f = aggregator.toLowerCase() as 'max' | 'min'
+      return { parts: [`${where(f, `v${i}`)} AS x${i}`], period: `x${i}`, whole: `${f}(x${i})` }
     }
     case 'AVG':
-      return { parts: [`sum(v${i}) ${hit} AS s${i}`, `count(v${i}) ${hit} AS n${i}`], period: `s${i} / nullif(n${i}, 0)`, whole: `sum(s${i}) / nullif(sum(n${i}), 0)` }
+      return { parts: [`${where('sum', `v${i}`)} AS s${i}`, `${where('count', `v${i}`)} AS n${i}`], period: `s${i} / nullif(n${i}, 0)`, whole: `sum(s${i}) / nullif(sum(n${i}), 0)` }
     case 'TRIGGER_USER_COUNT':
       return bitmaps ? { parts: [users(`m${i}`)], ...userCount } : null
     case 'AVG_COUNT':
       if (!bitmaps) return null
-      return { parts: [`count(*) ${hit} AS c${i}`, users(`m${i}`)], period: `c${i} / nullif(${userCount.period}, 0)`, whole: `sum(c${i}) / nullif(${userCount.whole}, 0)` }
+      return { parts: [`${where('count', '*')} AS c${i}`, users(`m${i}`)], period: `c${i} / nullif(${userCount.period}, 0)`, whole: `sum(c${i}) / nullif(${userCount.whole}, 0)` }
     case 'AVG_PER':
       if (!bitmaps) return null
-      return { parts: [`sum(v${i}) ${hit} AS s${i}`, users(`m${i} AND v${i} IS NOT NULL`)], period: `s${i} / nullif(${userCount.period}, 0)`, whole: `sum(s${i}) / nullif(${userCount.whole}, 0)` }
+      return { parts: [`${where('sum', `v${i}`)} AS s${i}`, users(`m${i} AND v${i} IS NOT NULL`)], period: `s${i} / nullif(${userCount.period}, 0)`, whole: `sum(s${i}) / nullif(${userCount.whole}, 0)` }
     default:
       return null
   }
 }
 
-/** The aggregation over `base`: per period and over the whole range (`whole` 1), each measure as a<i>. */
-function aggregationSql(req: EventRequest, dimList: string[], bitmaps: boolean, d: Dialect): string {
-  const matched = `FROM base WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
+/**
+ * The statement over `base` (the rows of baseSql): per period and over the whole range (`whole`
+ * 1), each measure as a<i>.
+ */
+function aggregationSql(base: string, req: EventRequest, dimList: string[], bitmaps: boolean, d: Dialect): string {
+  const matched = (from: (name: string) => string, name: string) => `FROM ${from(name)} WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
   const dims = dimList.map((d) => `${d}, `).join('')
   const rollups = req.measures.map((m, i) => rollupOf(m.aggregator, i, bitmaps, d))
+  const baseQuery = { name: 'base', sql: () => base }
   if (rollups.every((r) => r !== null)) {
     const ups = rollups as Rollup[]
-    return `, per AS MATERIALIZED (
-        SELECT ${dims}period, ${ups.flatMap((r) => r.parts).join(', ')} ${matched} GROUP BY ${dims}period
-      )
-      SELECT ${dims}period, 0 AS whole, ${ups.map((r, i) => `${r.period} AS a${i}`).join(', ')} FROM per
+    const per = {
+      name: 'per',
+      materialized: true,
+      sql: (from: (name: string) => string) => `
+        SELECT ${dims}period, ${ups.flatMap((r) => r.parts).join(', ')} ${matched(from, 'base')} GROUP BY ${dims}period
+      `,
+    }
+    return d.withQueries(
+      [baseQuery, per],
+      (from) => `
+      SELECT ${dims}period, 0 AS whole, ${ups.map((r, i) => `${r.period} AS a${i}`).join(', ')} FROM ${from('per')}
       UNION ALL
-      SELECT ${dims}NULL, 1, ${ups.map((r, i) => `${r.whole} AS a${i}`).join(', ')} FROM per ${dimList.length ? `GROUP BY ${dimList.join(', ')}` : ''}`
+      SELECT ${dims}NULL, 1, ${ups.map((r, i) => `${r.whole} AS a${i}`).join(', ')} FROM ${from('per')} ${dimList.length ? `GROUP BY ${dimList.join(', ')}` : ''}`,
+    )
   }
-  return `
-      SELECT ${dims}period, grouping(period) AS whole, ${req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps, d)} AS a${i}`).join(', ')}
-      ${matched}
-      GROUP BY GROUPING SETS ((${dims}period), (${dimList.join(', ')}))`
+  const items = req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps, d)} AS a${i}`)
+  return d.withQueries([baseQuery], (from) => d.periodsAndWhole(dimList, 'period', items, matched(from, 'base')))
 }
 
 function rounded(value: unknown): number | null {
@@ -181,7 +192,7 @@ export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
         WHERE ${days}
           AND ${samplingSql(req.sampling, d)}
-          AND ${crowdSql(req.crowds)}
+          AND ${crowdFilter(req.crowds, d)}
           AND ${filterSql(req.filter, env, p)}`
 }
 
@@ -222,7 +233,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
     const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect), groupsPerLabel)
-    const sql = `WITH base AS (${base})${aggregationSql(req, dimList, bitmaps, env.dialect)}`
+    const sql = aggregationSql(base, req, dimList, bitmaps, env.dialect)
     const result = await env.query(sql, p)
 
     const empty = req.measures.map((m) => emptyValue(m.aggregator))

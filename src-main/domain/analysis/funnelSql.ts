@@ -3,7 +3,7 @@ import { breakdownSql, readsProfile, UNKNOWN, type Breakdown } from './breakdown
 import { addDays, dsOf } from '../time/calendar'
 import type { EventRef } from '../expr/eventRefs'
 import { filterSql, needsProfile, type ExprScope } from '../expr/filterSql'
-import { crowdSql, samplingSql } from './request'
+import { crowdFilter, samplingSql } from './request'
 import { HOLD_CONSTANT } from './funnelPaths'
 import { SPAN_AT, STEP_BITS } from './funnelRows'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
@@ -152,7 +152,7 @@ export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, us
       WHERE e.ds BETWEEN ${p.add(fromDs)} AND ${p.add(readToDs(q))}
         AND e.distinct_id BETWEEN ${p.add(users.lo)} AND ${p.add(users.hi)}
         AND ${samplingSql(q.sampling, d)}
-        AND ${crowdSql(q.crowds)}
+        AND ${crowdFilter(q.crowds, d)}
         AND ${filterSql(q.filter, scope, p)}`
   // in a strict order every other event comes too (no steps): it interrupts
   const md = `${d.cast(`(c.m + ${d.cast('c.col', 'bigint')} * ${2 ** STEP_BITS})`, 'number')} AS md`

@@ -29,27 +29,27 @@ export const AGGREGATOR_LABELS: Record<string, string> = {
 
 /** The aggregate of measure `i` over the rows where it matched. */
 export function aggregateSql(aggregator: string, i: number, d: Dialect): string {
-  const hit = `FILTER (WHERE m${i})`
+  const m = `m${i}`
   const v = `v${i}`
   switch (aggregator) {
     case 'TOTAL_COUNT':
-      return `count(*) ${hit}`
+      return d.aggregateWhere('count', '*', m)
     case 'TRIGGER_USER_COUNT':
-      return d.distinctCount('distinct_id', `m${i}`)
+      return d.distinctCount('distinct_id', m)
     case 'AVG_COUNT':
-      return `count(*) ${hit} / nullif(${d.distinctCount('distinct_id', `m${i}`)}, 0)`
+      return `${d.aggregateWhere('count', '*', m)} / nullif(${d.distinctCount('distinct_id', m)}, 0)`
     case 'REMOVE_DUMPLICATE':
-      return d.distinctCount(v, `m${i}`)
+      return d.distinctCount(v, m)
     case 'SUM':
-      return `sum(${v}) ${hit}`
+      return d.aggregateWhere('sum', v, m)
     case 'AVG':
-      return `avg(${v}) ${hit}`
+      return d.aggregateWhere('avg', v, m)
     case 'MAX':
-      return `max(${v}) ${hit}`
+      return d.aggregateWhere('max', v, m)
     case 'MIN':
-      return `min(${v}) ${hit}`
+      return d.aggregateWhere('min', v, m)
     default:
-      return `sum(${v}) ${hit} / nullif(${d.distinctCount('distinct_id', `m${i} AND ${v} IS NOT NULL`)}, 0)`
+      return `${d.aggregateWhere('sum', v, m)} / nullif(${d.distinctCount('distinct_id', `${m} AND ${v} IS NOT NULL`)}, 0)`
   }
 }
 

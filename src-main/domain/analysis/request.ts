@@ -59,6 +59,11 @@ export function crowdSql(crowds: string[], distinctId = 'e.distinct_id'): string
   return `${distinctId} IN (${members.join(' UNION ALL ')})`
 }
 
+/** crowdSql in the engine's words: everyone is the dialect's `true` (ClickHouse 18.16 has no `true`). */
+export function crowdFilter(crowds: string[], d: Dialect, distinctId = 'e.distinct_id'): string {
+  return crowds.length === 0 || crowds.includes('$ALL') ? d.truth(true) : crowdSql(crowds, distinctId)
+}
+
 /** samplingFactor: (0, 1], 1 (the default) reads every user. */
 export function samplingOf(raw: unknown): number {
   if (raw === undefined || raw === null) return 1

@@ -3,7 +3,7 @@ import { addDays, dsOf, periodAfter, series } from '../time/calendar'
 import { calendarSql } from './calendarSql'
 import { eventSql } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
-import { crowdSql, samplingSql } from './request'
+import { crowdFilter, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
@@ -84,7 +84,7 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
         ${req.firstTime ? firstEverSql(env, req, firstProfile, p) : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
           AND ${samplingSql(req.sampling, d)}
-          AND ${crowdSql(req.crowds)}
+          AND ${crowdFilter(req.crowds, d)}
           AND ${filterSql(req.filter, env, p)}
       ) WHERE f OR r`
 }

@@ -8,7 +8,7 @@ import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './break
 import { resolveProperty, type PropertyExpr } from '../expr/eventRefs'
 import { filterSql, type Columns } from '../expr/filterSql'
 import { cohortCheck } from '../userSets/membership'
-import { crowdsOf, crowdSql, knownFields, limitOf, recordOf } from './request'
+import { crowdsOf, crowdFilter, knownFields, limitOf, recordOf } from './request'
 import type { AnalysisEnv, AnalysisModule } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 
@@ -152,7 +152,7 @@ export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect
   return `SELECT ${perElement ? 'DISTINCT ' : ''}${columns.join(', ')}
         FROM ${profiles(env.columns, d)}
         WHERE ${filterSql(req.filter, env, p)}
-          AND ${crowdSql(req.crowds, 'u.distinct_id')}`
+          AND ${crowdFilter(req.crowds, d, 'u.distinct_id')}`
 }
 
 export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAttributeResponse> = {

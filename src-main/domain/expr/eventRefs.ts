@@ -37,10 +37,10 @@ export function resolveEvent(meta: MetaDb, appKey: string, expression: unknown, 
 
 /** The rows of event_vd (as `e`) that an event expression selects. */
 export function eventSql(ref: EventRef, scope: ExprScope, p: SqlParams): string {
-  if (ref.kind === 'any') return 'true'
+  if (ref.kind === 'any') return scope.dialect.truth(true)
   if (ref.kind === 'event') return `e.xwhat = ${p.add(ref.eventId)}`
   const parts = ref.members.map((m) => `(e.xwhat = ${p.add(m.eventId)} AND ${filterSql(m.filter, scope, p)})`)
-  return parts.length === 0 ? 'false' : `(${parts.join(' OR ')})`
+  return parts.length === 0 ? scope.dialect.truth(false) : `(${parts.join(' OR ')})`
 }
 
 export interface PropertyExpr {

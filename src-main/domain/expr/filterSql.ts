@@ -98,7 +98,7 @@ export function conditionSql(c: CheckedCondition, scope: ExprScope, p: SqlParams
 
 /** A whole filter as SQL (`true` for none). */
 export function filterSql(filter: CheckedFilter | undefined, scope: ExprScope, p: SqlParams): string {
-  if (!filter || filter.conditions.length === 0) return 'true'
+  if (!filter || filter.conditions.length === 0) return scope.dialect.truth(true)
   const parts = filter.conditions.map((c) => `(${conditionSql(c, scope, p)})`)
   return `(${parts.join(filter.relation === 'OR' ? ' OR ' : ' AND ')})`
 }

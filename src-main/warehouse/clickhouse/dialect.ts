@@ -1,4 +1,5 @@
 import type { Dialect } from '../dialect'
+import { aggregates } from './parts/aggregates'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { names } from './parts/names'
@@ -19,5 +20,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...notYet }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...notYet }
 }

@@ -6,6 +6,7 @@ import { generator } from './parts/generator'
 import { names } from './parts/names'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
+import { aggregates } from './parts/aggregates'
 import { records } from './parts/records'
 import { resultText } from './parts/resultText'
 import { sample } from './parts/sample'
@@ -16,4 +17,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates }

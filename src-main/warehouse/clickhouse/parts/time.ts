@@ -36,7 +36,8 @@ export function time(timeZone: string): TimePart {
     // both sides as Dates: a DateTime labelled UTC gives its wall-clock day
     diff: (unit, from, to) => `dateDiff('${unit}', toDate(${from}), toDate(${to}))`,
     interval: (n, unit) => `${INTERVAL[unit]}(toInt32(${n}))`,
-    dayNumber: (date) => `toYYYYMMDD(${date})`,
+    // Int32 as event_vd.ds: 18.16 joins only columns of one type (toYYYYMMDD gives UInt32)
+    dayNumber: (date) => `toInt32(toYYYYMMDD(${date}))`,
     // toString, not formatDateTime: %M is the minute on 18.16 but the month's name on current versions
     formatStamp: (local) => `toString(${local})`,
     parseStamp(p, text) {

@@ -1,0 +1,16 @@
+import type { AggregatesPart } from '../../parts/aggregates'
+
+/** FILTER clauses, WITH (materialized where asked) and GROUPING SETS. */
+export const aggregates: AggregatesPart = {
+  truth: (value) => (value ? 'true' : 'false'),
+  aggregateWhere: (fn, value, condition) => `${fn}(${value}) FILTER (WHERE ${condition})`,
+  withQueries: (queries, main) =>
+    `WITH ${queries.map((q) => `${q.name} AS ${q.materialized ? 'MATERIALIZED ' : ''}(${q.sql((name) => name)})`).join(', ')}${main((name) => name)}`,
+  periodsAndWhole: (dims, period, items, from) => {
+    const list = dims.map((d) => `${d}, `).join('')
+    return `
+      SELECT ${list}${period}, grouping(${period}) AS whole, ${items.join(', ')}
+      ${from}
+      GROUP BY GROUPING SETS ((${list}${period}), (${dims.join(', ')}))`
+  },
+}

@@ -1,0 +1,30 @@
+/** Aggregates over a condition, named subqueries and grouping sets: the analyses' statement shapes. */
+
+/** The aggregates taken over the rows where a condition holds. */
+export type ConditionalAggregate = 'count' | 'sum' | 'avg' | 'max' | 'min'
+
+/** A named subquery of a statement; `sql` reads the other names through `from`. */
+export interface NamedQuery {
+  name: string
+  /** Computed once and reused (DuckDB's MATERIALIZED). */
+  materialized?: boolean
+  sql(from: (name: string) => string): string
+}
+
+export interface AggregatesPart {
+  /** A condition that always (true) or never (false) holds. */
+  truth(value: boolean): string
+  /**
+   * `fn` of `value` over the rows where `condition` holds; `count` of `*` counts those rows, of a
+   * value its non-NULL values. NULL where no row counts (but `count`: 0).
+   */
+  aggregateWhere(fn: ConditionalAggregate, value: string, condition: string): string
+  /** A statement over named subqueries: `main` and each query name a table by `from(name)`. */
+  withQueries(queries: NamedQuery[], main: (from: (name: string) => string) => string): string
+  /**
+   * The aggregates `items` over the rows of `from` (a FROM … WHERE …) grouped by `dims` and
+   * `period`, then by `dims` alone, a column `whole` telling them apart (0, 1; `period` NULL or
+   * not read in the second).
+   */
+  periodsAndWhole(dims: string[], period: string, items: string[], from: string): string
+}

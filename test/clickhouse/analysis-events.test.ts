@@ -1,0 +1,220 @@
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AppendType } from '../../src-main/warehouse'
+import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
+import { eventually, startTestServer, type TestServer } from '../helpers/server'
+
+/**
+ * The event analysis on a ClickHouse project gives the numbers it gives on DuckDB: the same
+ * hand-made events in both projects, the same requests, the same hand-computed answers.
+ *
+ * Loading records into a ClickHouse project is refused for now (503, warehouse/clickhouse/parts/
+ * notYet.ts), so the events reach it the only honest way left: they are imported into the DuckDB
+ * project through the API (the importer makes the plan, the user ids, the local days), then the
+ * plan rows are copied to the ClickHouse project's metadata and the very rows of DuckDB's
+ * event_vd are written into ClickHouse's through its warehouse (`addColumns`, `appendRows`).
+ */
+
+const ZONE = 'Asia/Shanghai'
+/** Local Shanghai time (UTC+8) as epoch ms. */
+const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
+const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
+
+const PLAN_TABLES = ['plan_events', 'plan_event_properties', 'plan_event_property_links', 'plan_user_properties']
+
+/** The warehouse types of DuckDB's columns, as appendRows takes them (xwhen is read as epoch ms). */
+const APPEND_TYPES: Record<string, AppendType> = { BIGINT: 'bigint', INTEGER: 'integer', VARCHAR: 'string', DOUBLE: 'number', BOOLEAN: 'boolean', TIMESTAMP: 'datetime', 'VARCHAR[]': 'array<string>' }
+const BASE = ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds']
+
+describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
+  let ch: TestClickHouse
+  let s: TestServer
+  let duck: { appKey: string; token: string }
+  let house: { appKey: string; token: string }
+
+  /** Copies one table's rows of the DuckDB project into the ClickHouse project's table of that name. */
+  async function copyTable(table: string): Promise<number> {
+    const columns = await warehouseRows(s, duck.appKey, `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)
+    const props = columns.filter((c) => !BASE.includes(String(c.name)))
+    const select = columns.map((c) => (c.name === 'xwhen' ? 'epoch_ms(xwhen) AS xwhen' : `"${c.name}"`)).join(', ')
+    const rows = (await warehouseRows(s, duck.appKey, `SELECT ${select} FROM ${table}`)).map((r) => columns.map((c) => r[String(c.name)]))
+    const types = columns.map((c) => (c.name === 'xwhen' ? 'bigint' : APPEND_TYPES[String(c.type)]))
+    if (types.some((t) => t === undefined)) throw new Error(`a column type this copy does not know: ${JSON.stringify(columns)}`)
+    await s.app.ctx.warehouse.withConnection(house.appKey, ZONE, async (w) => {
+      await w.addColumns(table, props.map((c) => ({ id: String(c.name), dataType: APPEND_TYPES[String(c.type)] as 'string' })))
+      await w.appendRows(table, types, rows)
+    })
+    return rows.length
+  }
+
+  beforeAll(async () => {
+    ch = await startClickHouse()
+    // UBA_TEST_LOG=<file>: the server's errors (a 500's ClickHouse message) written there
+    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
+    duck = await newProject(s, 'evduck', ZONE)
+    const x = { xtoken: s.creds.xtoken }
+    const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey: 'evhouse', name: 'evhouse', timeZone: ZONE, warehouse: { engine: 'clickhouse', url: ch.url, database: 'uba_evhouse' } } })
+    if (made.status !== 200) throw new Error(JSON.stringify(made.body))
+    await eventually(async () => (await s.call('GET', '/uba/manage/enterprise/projects/evhouse', { headers: x })).body.finish === true)
+    const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
+    house = { appKey: 'evhouse', token: list.body.find((p: { appKey: string }) => p.appKey === 'evhouse').normalToken }
+
+    const lines = [
+      rec('a', 'view', '2023-12-31 23:59', { price: 1, city: 'X' }), // the day before the range
+      rec('a', 'view', '2024-01-01 23:30', { price: 10, city: 'X' }),
+      rec('a', 'view', '2024-01-02 00:30', { price: 20, city: 'X' }), // same UTC day as the one above, next local day
+      rec('b', 'view', '2024-01-02 10:00', { price: 600, city: 'Y' }),
+      rec('b', 'pay', '2024-01-02 11:00', { amount: 30 }),
+      rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
+      rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
+      rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
+    ]
+    const job = await importAndWait(s, duck, { path: fixture('ev.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+
+    const meta = s.app.ctx.meta
+    for (const table of PLAN_TABLES) {
+      const names = (meta.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]).filter((n) => n !== 'app_key')
+      meta.prepare(`INSERT OR REPLACE INTO ${table} (app_key, ${names.join(', ')}) SELECT ?, ${names.join(', ')} FROM ${table} WHERE app_key = ?`).run(house.appKey, duck.appKey)
+    }
+    expect(await copyTable('event_vd')).toBe(8)
+    await copyTable('profile_vd')
+  }, 120_000)
+
+  afterAll(async () => {
+    await s?.stop()
+    await ch?.stop()
+  })
+
+  const both = async (body: Record<string, unknown>) => {
+    const answers = []
+    for (const p of [duck, house]) {
+      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body })
+      expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
+      answers.push(res.body.rows)
+    }
+    return answers
+  }
+  const base = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY' }
+
+  it('counts events and distinct users per local day (the 00:30 view is the next Shanghai day), a sum and a count per user', async () => {
+    const measures = [
+      { expression: 'event.view', aggregator: 'TOTAL_COUNT' },
+      { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' },
+      { expression: 'event.view.price', aggregator: 'SUM' },
+      { expression: 'event.pay', aggregator: 'AVG_COUNT' },
+    ]
+    const expected = [{ byValue: [], sum: [4, 3, 1430, 1], values: [[1, 2, 1], [1, 2, 1], [10, 620, 800], [null, 1, 1]] }]
+    for (const rows of await both({ ...base, measures })) expect(rows).toEqual(expected)
+  })
+
+  it('applies the global filter and a measure\'s own filter', async () => {
+    const body = {
+      ...base,
+      filter: { conditions: [{ expression: 'event.view.price', function: 'LT', params: [700] }], relation: 'AND' },
+      measures: [
+        { expression: 'event.view', aggregator: 'TOTAL_COUNT' },
+        { expression: 'event.view', aggregator: 'TOTAL_COUNT', filter: { conditions: [{ expression: 'event.view.city', function: 'EQ', params: ['X'] }] } },
+      ],
+    }
+    for (const rows of await both(body)) expect(rows).toEqual([{ byValue: [], sum: [3, 2], values: [[1, 2, 0], [1, 1, 0]] }])
+  })
+
+  it('breaks down by a text property (a missing one is unknown) and by number buckets', async () => {
+    const measures = [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }]
+    for (const rows of await both({ ...base, measures, byFields: [{ expression: 'event.view.city' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['X'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['Y'], sum: [1], values: [[0, 1, 0]] },
+        { byValue: ['unknown'], sum: [1], values: [[0, 0, 1]] },
+      ])
+    }
+    for (const rows of await both({ ...base, measures, byFields: [{ expression: 'event.view.price', buckets: [600, 800] }] })) {
+      expect(rows).toEqual([
+        { byValue: ['-∞~600'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['600~800'], sum: [1], values: [[0, 1, 0]] },
+        { byValue: ['800~+∞'], sum: [1], values: [[0, 0, 1]] },
+      ])
+    }
+  })
+
+  it('rolls days up to the range, and counts distinct values over the range', async () => {
+    const measures = ['SUM', 'AVG', 'MAX', 'MIN', 'AVG_PER', 'REMOVE_DUMPLICATE'].map((aggregator) => ({ expression: 'event.view.price', aggregator }))
+    // prices by local day: 10 (a) | 20 (a), 600 (b) | 800 (c); over the range 4 views by 3 users
+    const expected = [{ byValue: [], sum: [1430, 357.5, 800, 10, 476.666667, 4], values: [[10, 620, 800], [10, 310, 800], [10, 600, 800], [10, 20, 800], [10, 310, 800], [1, 2, 1]] }]
+    for (const rows of await both({ ...base, measures })) expect(rows).toEqual(expected)
+  })
+
+  it('groups by week starting Monday', async () => {
+    for (const rows of await both({ ...base, fromDate: '2024-01-03', toDate: '2024-01-08', unit: 'WEEK', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] })) {
+      expect(rows).toEqual([{ byValue: [], sum: [2], values: [[2, 0]] }])
+    }
+  })
+
+  it('compares with the previous range (read by the same statement) and breaks down by the user id on the event row', async () => {
+    // 2023-12-29..31: a's view at 23:59 on the 31st, the counterpart of 01-03
+    const measures = [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }]
+    for (const rows of await both({ ...base, measures, compare: 'previous' })) {
+      expect(rows).toEqual([{ byValue: [], sum: [4], values: [[1, 2, 1]], previous: { sum: [1], values: [[0, 0, 1]] } }])
+    }
+    for (const rows of await both({ ...base, measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }], byFields: [{ expression: 'user.xwho' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['a'], sum: [1], values: [[1, 1, 0]] },
+        { byValue: ['b'], sum: [1], values: [[0, 1, 0]] },
+        { byValue: ['c'], sum: [1], values: [[0, 0, 1]] },
+      ])
+    }
+  })
+
+  const distributions = async (body: Record<string, unknown>) => {
+    const answers = []
+    for (const p of [duck, house]) {
+      const res = await s.call('POST', '/uba/api/distributions/analyze', { headers: p, body })
+      expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
+      answers.push({ series: res.body.series, rows: res.body.rows })
+    }
+    return answers
+  }
+
+  it('distribution: users per number of views and per local day with a view (a: 23:30 and 00:30 are two days)', async () => {
+    // over 01-01..03: a 2 views on 2 local days, b 1, c 1
+    for (const measure of [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }, { expression: 'event.view', aggregator: 'DISTRIBUTION_TIME' }]) {
+      for (const answer of await distributions({ ...base, unit: '', measure })) expect(answer).toEqual({ series: ['[1,2)', '[2,3)'], rows: [{ byValue: 'all', sum: 3, values: [2, 1] }] })
+    }
+  })
+
+  it('distribution: per local day, and by a breakdown', async () => {
+    const measure = { expression: 'event.view', aggregator: 'TOTAL_COUNT' }
+    // 01-01 a; 01-02 a (00:30) and b; 01-03 c: one view each
+    for (const answer of await distributions({ ...base, unit: 'DAY', measure })) {
+      expect(answer).toEqual({
+        series: ['[1,2)'],
+        rows: [
+          { byValue: '2024-01-01', sum: 1, values: [1] },
+          { byValue: '2024-01-02', sum: 2, values: [2] },
+          { byValue: '2024-01-03', sum: 1, values: [1] },
+        ],
+      })
+    }
+    // a X twice, b Y once, c (no city) once
+    for (const answer of await distributions({ ...base, unit: '', measure, byField: { expression: 'event.view.city' } })) {
+      expect(answer.series).toEqual(['[1,2)', '[2,3)'])
+      expect(answer.rows).toEqual(
+        expect.arrayContaining([
+          { byValue: 'X', sum: 1, values: [0, 1] },
+          { byValue: 'Y', sum: 1, values: [1, 0] },
+          { byValue: 'unknown', sum: 1, values: [1, 0] },
+        ]),
+      )
+      expect(answer.rows).toHaveLength(3)
+    }
+  })
+
+  it('distribution: a property summed per user, leaving out users without a value', async () => {
+    // a 10 + 20 = 30, b 600, c 800
+    const [onDuck, onHouse] = await distributions({ ...base, unit: '', measure: { expression: 'event.view.price', aggregator: 'SUM' } })
+    expect(onHouse).toEqual(onDuck)
+    expect(onDuck.rows[0].sum).toBe(3)
+  })
+})
