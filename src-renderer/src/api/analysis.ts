@@ -1,6 +1,5 @@
-import type { Answer } from '../../../src-shared/contract'
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
-import type { Filter } from './schema'
 
 /** The analyses (spec 4.10) and what they answer; `sql` comes with explain=true. */
 
@@ -14,74 +13,12 @@ export const ANALYSIS_PATHS: Record<AnalysisKind, string> = {
   userAttributes: '/uba/api/userAttributes/analyze',
 }
 
-export type PeriodUnit = 'DAY' | 'WEEK' | 'MONTH'
-
-export interface ByField {
-  expression: string
-  buckets?: number[]
-}
-
-export interface MeasureRequest {
-  expression: string
-  aggregator: string
-  filter?: Filter
-}
-
-interface Common {
-  crowds: string[]
-  useCache?: boolean
-  filter?: Filter
-}
-
-interface Dated extends Common {
-  fromDate: string
-  toDate: string
-}
-
-export interface EventsRequest extends Dated {
-  measures: MeasureRequest[]
-  unit: PeriodUnit
-  byFields?: ByField[]
-  /** Between the measures lettered A, B ... in order, e.g. "A/B". */
-  formula?: string
-  compare?: CompareMode
-}
-
-export type CompareMode = 'previous' | 'week' | 'year'
-
-export interface FunnelsRequest extends Dated {
-  steps: { expression: string; filter?: Filter }[]
-  byField?: ByField
-  byStepIndex?: number
-  convertTime?: number
-  convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
-  compare?: CompareMode
-  order?: 'ORDERED' | 'STRICT' | 'ANY'
-  exclusions?: { expression: string; filter?: Filter; fromStep?: number; toStep?: number }[]
-  timeToConvert?: boolean | { fromStep?: number; toStep?: number }
-}
-
-export interface RetentionRequest extends Dated {
-  firstEvent: { expression: string; filter?: Filter }
-  secondEvent: { expression: string; filter?: Filter }
-  duration: number
-  unit: PeriodUnit
-  byField?: ByField
-  byFieldIndex?: 1 | 2 | -1
-  retentionMode?: 'on' | 'onOrAfter'
-  firstTime?: boolean
-}
-
-export interface DistributionRequest extends Dated {
-  measure: MeasureRequest
-  unit: PeriodUnit | ''
-  byField?: ByField
-}
-
-export interface UserAttributesRequest extends Common {
-  measure: { aggregator: string; expression?: string }
-  byFields: ByField[]
-}
+/** The five analysis requests, as the route schemas describe them. */
+export type EventsRequest = RequestBody<'/uba/api/events/analyze'>
+export type FunnelsRequest = RequestBody<'/uba/api/funnels/analyze'>
+export type RetentionRequest = RequestBody<'/uba/api/retentions/analyze'>
+export type DistributionRequest = RequestBody<'/uba/api/distributions/analyze'>
+export type UserAttributesRequest = RequestBody<'/uba/api/userAttributes/analyze'>
 
 export interface AnalysisRequests {
   events: EventsRequest
@@ -90,6 +27,16 @@ export interface AnalysisRequests {
   distribution: DistributionRequest
   userAttributes: UserAttributesRequest
 }
+
+export type MeasureRequest = EventsRequest['measures'][number]
+export type ByField = NonNullable<EventsRequest['byFields']>[number]
+export type PeriodUnit = NonNullable<EventsRequest['unit']>
+export type CompareMode = NonNullable<EventsRequest['compare']>
+
+/** What each analysis may aggregate (the measure's `aggregator`). */
+export type EventsAggregator = MeasureRequest['aggregator']
+export type DistributionAggregator = DistributionRequest['measure']['aggregator']
+export type UserAggregator = UserAttributesRequest['measure']['aggregator']
 
 export type EventsResponse = Answer<'/uba/api/events/analyze', 'post'>
 export type FunnelsResponse = Answer<'/uba/api/funnels/analyze', 'post'>
