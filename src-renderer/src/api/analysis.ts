@@ -1,32 +1,25 @@
-import type { Answer, RequestBody } from '../../../src-shared/contract'
+import type { Answer, paths, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 
 /** The analyses (spec 4.10) and what they answer; `sql` comes with explain=true. */
 
 export type AnalysisKind = 'events' | 'funnels' | 'retention' | 'distribution' | 'userAttributes'
 
-export const ANALYSIS_PATHS: Record<AnalysisKind, string> = {
+export const ANALYSIS_PATHS = {
   events: '/uba/api/events/analyze',
   funnels: '/uba/api/funnels/analyze',
   retention: '/uba/api/retentions/analyze',
   distribution: '/uba/api/distributions/analyze',
   userAttributes: '/uba/api/userAttributes/analyze',
-}
+} as const satisfies Record<AnalysisKind, keyof paths>
 
 /** The five analysis requests, as the route schemas describe them. */
-export type EventsRequest = RequestBody<'/uba/api/events/analyze'>
-export type FunnelsRequest = RequestBody<'/uba/api/funnels/analyze'>
-export type RetentionRequest = RequestBody<'/uba/api/retentions/analyze'>
-export type DistributionRequest = RequestBody<'/uba/api/distributions/analyze'>
-export type UserAttributesRequest = RequestBody<'/uba/api/userAttributes/analyze'>
-
-export interface AnalysisRequests {
-  events: EventsRequest
-  funnels: FunnelsRequest
-  retention: RetentionRequest
-  distribution: DistributionRequest
-  userAttributes: UserAttributesRequest
-}
+export type AnalysisRequests = { [K in AnalysisKind]: RequestBody<(typeof ANALYSIS_PATHS)[K]> }
+export type EventsRequest = AnalysisRequests['events']
+export type FunnelsRequest = AnalysisRequests['funnels']
+export type RetentionRequest = AnalysisRequests['retention']
+export type DistributionRequest = AnalysisRequests['distribution']
+export type UserAttributesRequest = AnalysisRequests['userAttributes']
 
 export type MeasureRequest = EventsRequest['measures'][number]
 export type ByField = NonNullable<EventsRequest['byFields']>[number]
@@ -38,23 +31,16 @@ export type EventsAggregator = MeasureRequest['aggregator']
 export type DistributionAggregator = DistributionRequest['measure']['aggregator']
 export type UserAggregator = UserAttributesRequest['measure']['aggregator']
 
-export type EventsResponse = Answer<'/uba/api/events/analyze', 'post'>
-export type FunnelsResponse = Answer<'/uba/api/funnels/analyze', 'post'>
-export type RetentionResponse = Answer<'/uba/api/retentions/analyze', 'post'>
-export type DistributionResponse = Answer<'/uba/api/distributions/analyze', 'post'>
-export type UserAttributesResponse = Answer<'/uba/api/userAttributes/analyze', 'post'>
+export type AnalysisResponses = { [K in AnalysisKind]: Answer<(typeof ANALYSIS_PATHS)[K], 'post'> }
+export type EventsResponse = AnalysisResponses['events']
+export type FunnelsResponse = AnalysisResponses['funnels']
+export type RetentionResponse = AnalysisResponses['retention']
+export type DistributionResponse = AnalysisResponses['distribution']
+export type UserAttributesResponse = AnalysisResponses['userAttributes']
 
 /** With compare: the earlier range, and the counterpart of each period (null for none). */
 export type Compared = Omit<NonNullable<EventsResponse['compare']>, 'series'>
 export type ExplainedSql = NonNullable<EventsResponse['sql']>[number]
-
-export interface AnalysisResponses {
-  events: EventsResponse
-  funnels: FunnelsResponse
-  retention: RetentionResponse
-  distribution: DistributionResponse
-  userAttributes: UserAttributesResponse
-}
 
 /** Runs one analysis; explain=true brings the SQL that ran, which the "Show SQL" panel shows. */
 export function analyze<K extends AnalysisKind>(

@@ -102,19 +102,19 @@ export type MembersPage = Omit<Answer<'/uba/api/cohort/users', 'post'>, 'users'>
 
 export type MembersQuery = Required<Pick<RequestBody<'/uba/api/cohort/users'>, 'cohortCode' | 'page' | 'pageSize' | 'properties'>>
 
-type Ok = { success: 0 }
+export type ExportQuery = Required<Pick<RequestBody<'/uba/api/cohort/users/export'>, 'cohortCode' | 'properties'>>
 
 export const listCohorts = (auth: ProjectAuth, options?: RequestOptions) => request<Cohort[]>(auth, 'GET', '/uba/api/cohort?needMore=true', undefined, options)
 export const createCohort = (auth: ProjectAuth, cohort: NewCohort) => request<CreatedCohort>(auth, 'POST', '/uba/api/cohort', cohort)
-export const recalculateCohort = (auth: ProjectAuth, id: number) => request<{ id: number; status: 'calculating' }>(auth, 'POST', `/uba/api/cohort/${id}/recalculate`)
-export const deleteCohort = (auth: ProjectAuth, id: number) => request<Ok>(auth, 'DELETE', `/uba/api/cohort/${id}`)
+export const recalculateCohort = (auth: ProjectAuth, id: number) => request<Required<Answer<'/uba/api/cohort/{id}/recalculate', 'post'>>>(auth, 'POST', `/uba/api/cohort/${id}/recalculate`)
+export const deleteCohort = (auth: ProjectAuth, id: number) => request<Answer<'/uba/api/cohort/{id}', 'delete'>>(auth, 'DELETE', `/uba/api/cohort/${id}`)
 
 export function cohortMembers(auth: ProjectAuth, query: MembersQuery, options?: RequestOptions): Promise<MembersPage> {
   return request<MembersPage>(auth, 'POST', '/uba/api/cohort/users', query, options)
 }
 
 /** Every member, streamed: JSON lines, or CSV with a byte-order mark (for spreadsheets). */
-export function exportCohortMembers(auth: ProjectAuth, query: { cohortCode: string; properties: string[] }, format: ExportFormat, options?: RequestOptions): Promise<Response> {
+export function exportCohortMembers(auth: ProjectAuth, query: ExportQuery, format: ExportFormat, options?: RequestOptions): Promise<Response> {
   const path = format === 'csv' ? '/uba/api/cohort/users/export?csvUtfEncoding=0' : '/uba/api/cohort/users/export'
   return requestStream(auth, 'POST', path, { ...query, format }, options)
 }
