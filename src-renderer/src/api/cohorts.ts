@@ -64,28 +64,13 @@ export type CohortContent = Narrows<
   CohortBody['content']
 >
 
-/** A cohort as GET /uba/api/cohort?needMore=true answers it. */
-export type Cohort = Narrows<
-  {
-    id: number
-    code: string
-    name: string
-    dynamic: 0 | 1
-    /** null before the first successful computation. */
-    userNumber: number | null
-    status: CohortStatus
-    /** yyyy-MM-dd HH:mm:ss in the project time zone; null before the first success. */
-    calculatedTime: string | null
-    source: 'rule' | 'file'
-    createdTime: string
-    createdUser: string
-    updatedTime: string
-    /** "" for a file cohort. */
-    content: CohortContent | ''
-    failReason: string | null
-  },
-  Answer<'/uba/api/cohort'>[number]
->
+type CohortAnswer = Answer<'/uba/api/cohort'>[number]
+
+/**
+ * A cohort as GET /uba/api/cohort?needMore=true answers it: every field present (the schema marks
+ * the needMore ones optional), the flag 0 or 1 and the content as the builder reads it.
+ */
+export type Cohort = Narrows<Required<Omit<CohortAnswer, 'dynamic' | 'content'>> & { dynamic: 0 | 1; content: CohortContent | '' }, CohortAnswer>
 
 /** The body of POST /uba/api/cohort (the builder writes a CohortContent in it). */
 export type NewCohort = CohortBody
