@@ -267,9 +267,9 @@ describe('cohort builder model', () => {
     const draft = newDraft()
     draft.name = 'Repeat buyers'
     draft.groups[0].rules = [{ ...newUserRule(), property: ref('user', 'age', 'number'), function: 'RANGE', params: [20, 30] }]
-    const distinct = { ...newEventRule('pay'), aggregator: 'REMOVE_DUMPLICATE' as const, property: ref('event', 'payment_method'), function: 'GT', params: [1] as (number | '')[] }
-    const ago = { ...newEventRule('search'), window: { kind: 'ago' as const, from: 14, to: 7 }, function: 'RANGE', params: [2, 5] as (number | '')[] }
-    const dated = { ...newEventRule('$Anything'), window: { kind: 'between' as const, from: '2024-01-01', to: '2024-01-31' }, function: 'EQ', params: [0] as (number | '')[] }
+    const distinct = { ...newEventRule('pay'), aggregator: 'REMOVE_DUMPLICATE' as const, property: ref('event', 'payment_method'), function: 'GT' as const, params: [1] as (number | '')[] }
+    const ago = { ...newEventRule('search'), window: { kind: 'ago' as const, from: 14, to: 7 }, function: 'RANGE' as const, params: [2, 5] as (number | '')[] }
+    const dated = { ...newEventRule('$Anything'), window: { kind: 'between' as const, from: '2024-01-01', to: '2024-01-31' }, function: 'EQ' as const, params: [0] as (number | '')[] }
     draft.groups.push({ key: 'g2', relation: 'OR', rules: [distinct, ago, dated] })
     draft.between = ['AND_NOT']
     expect(checkDraft(draft)).toBeNull()

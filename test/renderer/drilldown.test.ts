@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { EventsRequest, EventsResponse } from '../../src-renderer/src/api/analysis'
+import type { EventsAggregator, EventsRequest, EventsResponse } from '../../src-renderer/src/api/analysis'
 import { eventCell, eventPointOfCell, eventPointOfClick, figureOf, type EventLabels, type EventPoint } from '../../src-renderer/src/views/Charts/drilldown/eventCells'
 import { RESULTS, startBrowserTest } from '../helpers/browser'
 import { eventually, type TestServer } from '../helpers/server'
@@ -29,8 +29,8 @@ beforeAll(async () => {
 
 afterAll(() => stop?.())
 
-const pay = (aggregator = 'TRIGGER_USER_COUNT', filter?: EventsRequest['filter']) => ({ expression: 'event.pay', aggregator, ...(filter ? { filter } : {}) })
-const labelsOf = (request: EventsRequest): EventLabels & { steps: string[] } => ({ measures: request.measures.map((m) => `Pay · ${m.aggregator}`), steps: [], breakdowns: (request.byFields ?? []).map((b) => b.expression), unit: request.unit, range })
+const pay = (aggregator: EventsAggregator = 'TRIGGER_USER_COUNT', filter?: EventsRequest['filter']) => ({ expression: 'event.pay', aggregator, ...(filter ? { filter } : {}) })
+const labelsOf = (request: EventsRequest): EventLabels & { steps: string[] } => ({ measures: request.measures.map((m) => `Pay · ${m.aggregator}`), steps: [], breakdowns: (request.byFields ?? []).map((b) => b.expression), unit: request.unit ?? '', range })
 const palette = { dark: false, text: '#000', muted: '#555', faint: '#999', border: '#ddd', surface: '#fff', accent: '#55f', series: ['#55f', '#1a9', '#e83'], scale: ['#fff', '#00f'] }
 
 type Shaped = { table: { columns: unknown[]; rows: { value: number | string | null }[][] }; option: { series: { id: string; data: (number | null)[] }[] } }
@@ -80,7 +80,7 @@ describe('the cells of an event answer', () => {
     await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'DAY', byFields: [{ expression: 'event.$Anything.$platform' }] }, 0)
     await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', byFields: [{ expression: 'event.$Anything.$platform' }] }, 0)
     // what cohort rules could not say: an OR filter with a missing value, a number bucket, a user property's unknown row
-    const orFilter = { relation: 'OR' as const, conditions: [{ expression: 'event.$Anything.$utm_source', function: 'EQ', params: ['wechat', 'douyin'] }, { expression: 'event.$Anything.$utm_source', function: 'NULL', params: [] }] }
+    const orFilter: EventsRequest['filter'] = { relation: 'OR', conditions: [{ expression: 'event.$Anything.$utm_source', function: 'EQ', params: ['wechat', 'douyin'] }, { expression: 'event.$Anything.$utm_source', function: 'NULL', params: [] }] }
     await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'event.pay.amount', buckets: [100, 300] }] }, 0)
     await expectSameUsers({ ...range, crowds: ['$ALL'], measures: [pay()], unit: 'WEEK', filter: orFilter, byFields: [{ expression: 'user.gender' }] }, 0)
   }, 180_000)

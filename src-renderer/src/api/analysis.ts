@@ -1,113 +1,46 @@
-import type { Answer } from '../../../src-shared/contract'
+import type { Answer, paths, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
-import type { Filter } from './schema'
 
 /** The analyses (spec 4.10) and what they answer; `sql` comes with explain=true. */
 
 export type AnalysisKind = 'events' | 'funnels' | 'retention' | 'distribution' | 'userAttributes'
 
-export const ANALYSIS_PATHS: Record<AnalysisKind, string> = {
+export const ANALYSIS_PATHS = {
   events: '/uba/api/events/analyze',
   funnels: '/uba/api/funnels/analyze',
   retention: '/uba/api/retentions/analyze',
   distribution: '/uba/api/distributions/analyze',
   userAttributes: '/uba/api/userAttributes/analyze',
-}
+} as const satisfies Record<AnalysisKind, keyof paths>
 
-export type PeriodUnit = 'DAY' | 'WEEK' | 'MONTH'
+/** The five analysis requests, as the route schemas describe them. */
+export type AnalysisRequests = { [K in AnalysisKind]: RequestBody<(typeof ANALYSIS_PATHS)[K]> }
+export type EventsRequest = AnalysisRequests['events']
+export type FunnelsRequest = AnalysisRequests['funnels']
+export type RetentionRequest = AnalysisRequests['retention']
+export type DistributionRequest = AnalysisRequests['distribution']
+export type UserAttributesRequest = AnalysisRequests['userAttributes']
 
-export interface ByField {
-  expression: string
-  buckets?: number[]
-}
+export type MeasureRequest = EventsRequest['measures'][number]
+export type ByField = NonNullable<EventsRequest['byFields']>[number]
+export type PeriodUnit = NonNullable<EventsRequest['unit']>
+export type CompareMode = NonNullable<EventsRequest['compare']>
 
-export interface MeasureRequest {
-  expression: string
-  aggregator: string
-  filter?: Filter
-}
+/** What each analysis may aggregate (the measure's `aggregator`). */
+export type EventsAggregator = MeasureRequest['aggregator']
+export type DistributionAggregator = DistributionRequest['measure']['aggregator']
+export type UserAggregator = UserAttributesRequest['measure']['aggregator']
 
-interface Common {
-  crowds: string[]
-  useCache?: boolean
-  filter?: Filter
-}
-
-interface Dated extends Common {
-  fromDate: string
-  toDate: string
-}
-
-export interface EventsRequest extends Dated {
-  measures: MeasureRequest[]
-  unit: PeriodUnit
-  byFields?: ByField[]
-  /** Between the measures lettered A, B ... in order, e.g. "A/B". */
-  formula?: string
-  compare?: CompareMode
-}
-
-export type CompareMode = 'previous' | 'week' | 'year'
-
-export interface FunnelsRequest extends Dated {
-  steps: { expression: string; filter?: Filter }[]
-  byField?: ByField
-  byStepIndex?: number
-  convertTime?: number
-  convertTimeUnit?: 'DAY' | 'HOUR' | 'MINUTE'
-  compare?: CompareMode
-  order?: 'ORDERED' | 'STRICT' | 'ANY'
-  exclusions?: { expression: string; filter?: Filter; fromStep?: number; toStep?: number }[]
-  timeToConvert?: boolean | { fromStep?: number; toStep?: number }
-}
-
-export interface RetentionRequest extends Dated {
-  firstEvent: { expression: string; filter?: Filter }
-  secondEvent: { expression: string; filter?: Filter }
-  duration: number
-  unit: PeriodUnit
-  byField?: ByField
-  byFieldIndex?: 1 | 2 | -1
-  retentionMode?: 'on' | 'onOrAfter'
-  firstTime?: boolean
-}
-
-export interface DistributionRequest extends Dated {
-  measure: MeasureRequest
-  unit: PeriodUnit | ''
-  byField?: ByField
-}
-
-export interface UserAttributesRequest extends Common {
-  measure: { aggregator: string; expression?: string }
-  byFields: ByField[]
-}
-
-export interface AnalysisRequests {
-  events: EventsRequest
-  funnels: FunnelsRequest
-  retention: RetentionRequest
-  distribution: DistributionRequest
-  userAttributes: UserAttributesRequest
-}
-
-export type EventsResponse = Answer<'/uba/api/events/analyze', 'post'>
-export type FunnelsResponse = Answer<'/uba/api/funnels/analyze', 'post'>
-export type RetentionResponse = Answer<'/uba/api/retentions/analyze', 'post'>
-export type DistributionResponse = Answer<'/uba/api/distributions/analyze', 'post'>
-export type UserAttributesResponse = Answer<'/uba/api/userAttributes/analyze', 'post'>
+export type AnalysisResponses = { [K in AnalysisKind]: Answer<(typeof ANALYSIS_PATHS)[K], 'post'> }
+export type EventsResponse = AnalysisResponses['events']
+export type FunnelsResponse = AnalysisResponses['funnels']
+export type RetentionResponse = AnalysisResponses['retention']
+export type DistributionResponse = AnalysisResponses['distribution']
+export type UserAttributesResponse = AnalysisResponses['userAttributes']
 
 /** With compare: the earlier range, and the counterpart of each period (null for none). */
 export type Compared = Omit<NonNullable<EventsResponse['compare']>, 'series'>
 export type ExplainedSql = NonNullable<EventsResponse['sql']>[number]
-
-export interface AnalysisResponses {
-  events: EventsResponse
-  funnels: FunnelsResponse
-  retention: RetentionResponse
-  distribution: DistributionResponse
-  userAttributes: UserAttributesResponse
-}
 
 /** Runs one analysis; explain=true brings the SQL that ran, which the "Show SQL" panel shows. */
 export function analyze<K extends AnalysisKind>(

@@ -1,3 +1,4 @@
+import type { Answer } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth } from './http'
 import type { AnalysisKind } from './analysis'
 
@@ -20,20 +21,10 @@ export interface CellUser {
   [property: string]: unknown
 }
 
-export interface CellUsersPage {
-  count: number
-  page: number
-  pageSize: number
-  size: number
-  users: CellUser[]
-}
+// the five analyses answer with one schema; the events routes name it
+export type CellUsersPage = Required<Omit<Answer<'/uba/api/events/users', 'post'>, 'users'>> & { users: CellUser[] }
 
-export interface SavedCellCohort {
-  id: number
-  code: string
-  name: string
-  userNumber: number
-}
+export type SavedCellCohort = Required<Pick<Answer<'/uba/api/events/users/cohort', 'post'>, 'id' | 'code' | 'name' | 'userNumber'>>
 
 export interface CellQuery {
   kind: AnalysisKind

@@ -1,3 +1,4 @@
+import type { RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 
 /** The tracking plan (spec 4.3) and the metadata with virtual events (spec 4.4). */
@@ -50,16 +51,15 @@ export interface PlanEventProperty {
   masking: Flag
 }
 
-export interface FilterCondition {
-  expression: string
-  function: string
-  params: (string | number)[]
-}
+type ContractFilter = NonNullable<RequestBody<'/uba/api/events/analyze'>['filter']>
+/** The filter operators the API knows (a condition's `function`). */
+export type FilterFunction = NonNullable<ContractFilter['conditions']>[number]['function']
 
-export interface Filter {
-  conditions: FilterCondition[]
-  relation: 'AND' | 'OR'
-}
+/** A condition of the contract's filter, as the renderer writes it: always with its params. */
+export type FilterCondition = Required<NonNullable<ContractFilter['conditions']>[number]>
+
+/** The contract's filter, as the renderer writes it: always with its conditions and relation. */
+export type Filter = { conditions: FilterCondition[]; relation: NonNullable<ContractFilter['relation']> }
 
 export interface VirtualMember {
   /** event.<eventId> */

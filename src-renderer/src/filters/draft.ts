@@ -1,4 +1,4 @@
-import type { DataType } from '../api/schema'
+import type { DataType, FilterFunction } from '../api/schema'
 
 /**
  * A filter as the shared pickers and filter editor (components/charts) hold it while it is
@@ -17,7 +17,8 @@ export interface PropertyRefDraft {
 export interface ConditionDraft {
   key: string
   property: PropertyRefDraft | null
-  function: string
+  /** '' until an operator is picked. */
+  function: FilterFunction | ''
   params: (string | number)[]
 }
 

@@ -1,4 +1,4 @@
-import type { DataType } from '../api/schema'
+import type { DataType, FilterFunction } from '../api/schema'
 
 /**
  * The filter operators per data type (spec-notes "Operators per data type"), with the words the
@@ -10,7 +10,7 @@ import type { DataType } from '../api/schema'
 export type ParamKind = 'none' | 'strings' | 'texts' | 'numbers' | 'number' | 'range' | 'absoluteTime' | 'relativeTime' | 'relativeRange'
 
 export interface Operator {
-  function: string
+  function: FilterFunction
   label: string
   params: ParamKind
 }

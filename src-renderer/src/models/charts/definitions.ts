@@ -1,6 +1,8 @@
 import type { AnalysisKind, PeriodUnit } from '../../api/analysis'
 import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
 import { ANY_EVENT } from '../../stores/meta'
+import type { MeasureAggregator } from './labels'
+import type { UserAggregator } from '../../api/analysis'
 
 export { emptyFilter, newKey, type ConditionDraft, type FilterDraft, type PropertyRefDraft, type PropertyScope } from '../../filters/draft'
 
@@ -19,7 +21,7 @@ export interface BreakdownDraft {
 export interface MeasureDraft {
   key: string
   eventId: string
-  aggregator: string
+  aggregator: MeasureAggregator
   /** The property a property aggregator reads (event property id), '' for event aggregators. */
   propertyId: string
   filter: FilterDraft
@@ -98,7 +100,7 @@ export interface DistributionDefinition {
 }
 
 export interface UserAttributesDefinition {
-  aggregator: string
+  aggregator: UserAggregator
   propertyId: string
   filter: FilterDraft
   breakdowns: BreakdownDraft[]
@@ -121,7 +123,7 @@ export interface RangeDraft {
   to: string
 }
 
-export function newMeasure(eventId = ANY_EVENT, aggregator = 'TRIGGER_USER_COUNT'): MeasureDraft {
+export function newMeasure(eventId = ANY_EVENT, aggregator: MeasureAggregator = 'TRIGGER_USER_COUNT'): MeasureDraft {
   return { key: newKey(), eventId, aggregator, propertyId: '', filter: emptyFilter() }
 }
 

@@ -1,9 +1,9 @@
-import type { AnalysisKind, AnalysisRequests, ByField, MeasureRequest } from '../../api/analysis'
-import type { Filter } from '../../api/schema'
+import type { AnalysisKind, AnalysisRequests, ByField, DistributionRequest, EventsRequest, FunnelsRequest, RetentionRequest, UserAttributesRequest } from '../../api/analysis'
+import type { Filter, FilterCondition } from '../../api/schema'
 import { operatorOf, paramsComplete } from '../../filters/operators'
 import { ANY_EVENT } from '../../stores/meta'
 import type { BreakdownDraft, ConditionDraft, Definitions, FilterDraft, MeasureDraft, PropertyRefDraft } from './definitions'
-import { aggregatorOf } from './labels'
+import { aggregatorIn, aggregatorOf, DISTRIBUTION_AGGREGATORS, EVENTS_MEASURE_AGGREGATORS, type AggregatorOption, type MeasureAggregator } from './labels'
 
 /**
  * From the builder's definitions to the request bodies of spec 4.10. A definition that cannot be
@@ -24,18 +24,20 @@ export function expressionOf(ref: PropertyRefDraft, eventId: string): string {
 }
 
 export function conditionApplies(c: ConditionDraft): boolean {
-  if (!c.property) return false
+  return conditionOf(c, ANY_EVENT) !== undefined
+}
+
+/** The condition as sent, when its property has an operator of its type with complete params. */
+function conditionOf(c: ConditionDraft, eventId: string): FilterCondition | undefined {
+  if (!c.property) return undefined
   const operator = operatorOf(c.property.dataType, c.function)
-  return operator !== undefined && paramsComplete(operator.params, c.params)
+  if (!operator || !paramsComplete(operator.params, c.params)) return undefined
+  return { expression: expressionOf(c.property, eventId), function: operator.function, params: c.params }
 }
 
 /** The applicable conditions, written for the event they filter (`eventId`). */
 export function filterOf(draft: FilterDraft, eventId: string): Filter | undefined {
-  const conditions = draft.conditions.filter(conditionApplies).map((c) => ({
-    expression: expressionOf(c.property as PropertyRefDraft, eventId),
-    function: c.function,
-    params: c.params,
-  }))
+  const conditions = draft.conditions.flatMap((c) => conditionOf(c, eventId) ?? [])
   return conditions.length > 0 ? { conditions, relation: draft.relation } : undefined
 }
 
@@ -44,13 +46,16 @@ function byFieldOf(draft: BreakdownDraft, eventId: string): ByField {
   return draft.buckets.length > 0 && draft.property.dataType === 'number' ? { expression, buckets: draft.buckets } : { expression }
 }
 
-function measureOf(m: MeasureDraft, i: number): MeasureRequest | string {
+/** A measure as sent, its aggregator one of those the analysis offers (`options`). */
+function measureOf<A extends MeasureAggregator>(m: MeasureDraft, i: number, options: readonly AggregatorOption<A>[]): { expression: string; aggregator: A; filter?: Filter } | string {
   if (!m.eventId) return `Pick an event for measure ${i + 1}.`
-  const reads = aggregatorOf(m.aggregator)?.property ?? 'none'
+  const aggregator = aggregatorIn(options, m.aggregator)
+  if (!aggregator) return `Pick what to count for measure ${i + 1}.`
+  const reads = aggregatorOf(aggregator)?.property ?? 'none'
   if (reads !== 'none' && !m.propertyId) return `Pick a property for measure ${i + 1}.`
   const expression = reads === 'none' ? `event.${m.eventId}` : `event.${m.eventId}.${m.propertyId}`
   const filter = filterOf(m.filter, m.eventId)
-  return filter ? { expression, aggregator: m.aggregator, filter } : { expression, aggregator: m.aggregator }
+  return filter ? { expression, aggregator, filter } : { expression, aggregator }
 }
 
 /** Drops the undefined fields, so that equal requests are equal JSON (the key of a result). */
@@ -67,14 +72,15 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
     case 'events': {
       const d = defs.events
       if (!dated) return { missing: NO_RANGE }
-      const measures = d.measures.map(measureOf)
+      const measures = d.measures.map((m, i) => measureOf(m, i, EVENTS_MEASURE_AGGREGATORS))
       const problem = measures.find((m) => typeof m === 'string')
       if (typeof problem === 'string') return { missing: problem }
       const byFields = d.breakdown ? [byFieldOf(d.breakdown, ANY_EVENT)] : undefined
       const formula = d.formula?.trim() || undefined
       const compare = d.compare || undefined
       if (compare === 'week' && d.unit === 'MONTH') return { missing: 'Compare months with the previous ones or a year earlier: no month starts a week earlier.' }
-      return { body: compact({ ...dated, measures: measures as MeasureRequest[], unit: d.unit, filter: filterOf(d.filter, ANY_EVENT), byFields, formula, compare }) } as Built<K>
+      const body: EventsRequest = compact({ ...dated, measures: measures.filter((m) => typeof m !== 'string'), unit: d.unit, filter: filterOf(d.filter, ANY_EVENT), byFields, formula, compare })
+      return { body } as Built<K>
     }
     case 'funnels': {
       const d = defs.funnels
@@ -96,21 +102,20 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
         : []
       const byStep = Math.min(d.byStepIndex, d.steps.length - 1)
       const eventBreakdown = d.breakdown?.property.scope === 'event'
-      return {
-        body: compact({
-          ...dated,
-          steps,
-          filter: filterOf(d.filter, ANY_EVENT),
-          byField: d.breakdown ? byFieldOf(d.breakdown, d.steps[byStep].eventId) : undefined,
-          byStepIndex: eventBreakdown ? byStep : undefined,
-          convertTime: d.convertTime,
-          convertTimeUnit: d.convertTimeUnit,
-          compare: d.compare || undefined,
-          order: d.order === 'ORDERED' ? undefined : d.order,
-          exclusions: exclusions.length > 0 ? exclusions : undefined,
-          timeToConvert: true,
-        }),
-      } as Built<K>
+      const body: FunnelsRequest = compact({
+        ...dated,
+        steps,
+        filter: filterOf(d.filter, ANY_EVENT),
+        byField: d.breakdown ? byFieldOf(d.breakdown, d.steps[byStep].eventId) : undefined,
+        byStepIndex: eventBreakdown ? byStep : undefined,
+        convertTime: d.convertTime,
+        convertTimeUnit: d.convertTimeUnit,
+        compare: d.compare || undefined,
+        order: d.order === 'ORDERED' ? undefined : d.order,
+        exclusions: exclusions.length > 0 ? exclusions : undefined,
+        timeToConvert: true,
+      })
+      return { body } as Built<K>
     }
     case 'retention': {
       const d = defs.retention
@@ -120,51 +125,48 @@ export function buildRequest<K extends AnalysisKind>(kind: K, defs: Definitions,
       if (!Number.isInteger(d.duration) || d.duration < 1 || d.duration > 365) return { missing: 'Set how many periods to follow: a whole number from 1 to 365.' }
       const byEvent = d.breakdownEvent === 1 ? d.first.eventId : d.second.eventId
       const eventBreakdown = d.breakdown?.property.scope === 'event'
-      return {
-        body: compact({
-          ...dated,
-          firstEvent: compact({ expression: `event.${d.first.eventId}`, filter: filterOf(d.first.filter, d.first.eventId) }),
-          secondEvent: compact({ expression: `event.${d.second.eventId}`, filter: filterOf(d.second.filter, d.second.eventId) }),
-          duration: d.duration,
-          unit: d.unit,
-          filter: filterOf(d.filter, ANY_EVENT),
-          byField: d.breakdown ? byFieldOf(d.breakdown, byEvent) : undefined,
-          byFieldIndex: d.breakdown ? (eventBreakdown ? d.breakdownEvent : -1) : undefined,
-          // sent only when not the default, so earlier reports keep their request
-          retentionMode: d.mode === 'onOrAfter' ? 'onOrAfter' : undefined,
-          firstTime: d.firstTime === true ? true : undefined,
-        }),
-      } as Built<K>
+      const body: RetentionRequest = compact({
+        ...dated,
+        firstEvent: compact({ expression: `event.${d.first.eventId}`, filter: filterOf(d.first.filter, d.first.eventId) }),
+        secondEvent: compact({ expression: `event.${d.second.eventId}`, filter: filterOf(d.second.filter, d.second.eventId) }),
+        duration: d.duration,
+        unit: d.unit,
+        filter: filterOf(d.filter, ANY_EVENT),
+        byField: d.breakdown ? byFieldOf(d.breakdown, byEvent) : undefined,
+        byFieldIndex: d.breakdown ? (eventBreakdown ? d.breakdownEvent : -1) : undefined,
+        // sent only when not the default, so earlier reports keep their request
+        retentionMode: d.mode === 'onOrAfter' ? 'onOrAfter' : undefined,
+        firstTime: d.firstTime === true ? true : undefined,
+      })
+      return { body } as Built<K>
     }
     case 'distribution': {
       const d = defs.distribution
       if (!dated) return { missing: NO_RANGE }
-      const measure = measureOf(d.measure, 0)
+      const measure = measureOf(d.measure, 0, DISTRIBUTION_AGGREGATORS)
       if (typeof measure === 'string') return { missing: measure.replace(' for measure 1', '') }
-      return {
-        body: compact({
-          ...dated,
-          measure,
-          unit: d.breakdown ? '' : d.unit,
-          filter: filterOf(d.filter, ANY_EVENT),
-          byField: d.breakdown ? byFieldOf(d.breakdown, d.measure.eventId) : undefined,
-        }),
-      } as Built<K>
+      const body: DistributionRequest = compact({
+        ...dated,
+        measure,
+        unit: d.breakdown ? '' : d.unit,
+        filter: filterOf(d.filter, ANY_EVENT),
+        byField: d.breakdown ? byFieldOf(d.breakdown, d.measure.eventId) : undefined,
+      })
+      return { body } as Built<K>
     }
     default: {
       const d = defs.userAttributes
       const reads = aggregatorOf(d.aggregator)?.property ?? 'none'
       if (reads !== 'none' && !d.propertyId) return { missing: 'Pick the user property to aggregate.' }
       const measure = reads === 'none' ? { aggregator: d.aggregator } : { aggregator: d.aggregator, expression: `user.${d.propertyId}` }
-      return {
-        body: compact({
-          crowds,
-          useCache: true,
-          measure,
-          filter: filterOf(d.filter, ANY_EVENT),
-          byFields: d.breakdowns.map((b) => byFieldOf(b, ANY_EVENT)),
-        }),
-      } as Built<K>
+      const body: UserAttributesRequest = compact({
+        crowds,
+        useCache: true,
+        measure,
+        filter: filterOf(d.filter, ANY_EVENT),
+        byFields: d.breakdowns.map((b) => byFieldOf(b, ANY_EVENT)),
+      })
+      return { body } as Built<K>
     }
   }
 }

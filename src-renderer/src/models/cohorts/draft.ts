@@ -1,5 +1,5 @@
 import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../api/cohorts'
-import type { Filter } from '../../api/schema'
+import type { Filter, FilterFunction } from '../../api/schema'
 import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
 import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../filters/operators'
 
@@ -15,7 +15,8 @@ export interface UserRuleDraft {
   key: string
   type: 'user'
   property: PropertyRefDraft | null
-  function: string
+  /** '' until an operator is picked. */
+  function: FilterFunction | ''
   params: (string | number)[]
 }
 
@@ -32,7 +33,8 @@ export interface EventRuleDraft {
   aggregator: CountAggregator
   /** REMOVE_DUMPLICATE: the event property whose distinct values are counted. */
   property: PropertyRefDraft | null
-  function: string
+  /** One of COUNT_OPERATORS. */
+  function: FilterFunction
   params: (number | '')[]
   window: WindowDraft
   filter: FilterDraft
@@ -155,7 +157,7 @@ function filterOf(draft: FilterDraft, eventId: string): Filter | undefined {
     const operator = c.property ? operatorOf(c.property.dataType, c.function) : undefined
     if (!c.property || !operator || !paramsComplete(operator.params, c.params)) return []
     const expression = c.property.scope === 'user' ? `user.${c.property.id}` : `event.${eventId}.${c.property.id}`
-    return [{ expression, function: c.function, params: c.params }]
+    return [{ expression, function: operator.function, params: c.params }]
   })
   return conditions.length > 0 ? { conditions, relation: draft.relation } : undefined
 }
@@ -167,7 +169,11 @@ function windowOf(w: WindowDraft): Pick<EventRule, 'eventAbsoluteTimeParams' | '
 }
 
 function ruleOf(rule: RuleDraft): CohortRule {
-  if (rule.type === 'user') return { type: 'user', expression: `user.${rule.property?.id ?? ''}`, function: rule.function, params: rule.params }
+  if (rule.type === 'user') {
+    // checkDraft has asked for the operator; a rule without one is a mistake of the caller, never sent
+    if (rule.function === '') throw new Error('contentOf: a user rule without an operator (checkDraft first)')
+    return { type: 'user', expression: `user.${rule.property?.id ?? ''}`, function: rule.function, params: rule.params }
+  }
   const counted = rule.aggregator === 'REMOVE_DUMPLICATE' && rule.property ? `.${rule.property.id}` : ''
   const filter = filterOf(rule.filter, rule.eventId)
   return {

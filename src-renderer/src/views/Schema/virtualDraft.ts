@@ -1,4 +1,4 @@
-import type { DataType, Filter, MetaEvent, VirtualEventInput } from '../../api/schema'
+import type { DataType, Filter, FilterFunction, MetaEvent, VirtualEventInput } from '../../api/schema'
 
 /** A virtual event being edited: members with their filter conditions, in the editor's own shape. */
 
@@ -6,7 +6,7 @@ export interface ConditionDraft {
   key: number
   /** event.<eventId>.<propertyId> or user.<propertyId> */
   expression: string
-  fn: string
+  fn: FilterFunction
   params: (string | number)[]
 }
 
