@@ -69,6 +69,7 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
       rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
       rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
       rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
+      rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }), // a user property (profile_vd)
     ]
     const job = await importAndWait(s, duck, { path: fixture('ev.jsonl', lines.join('\n')) })
     if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
@@ -209,6 +210,14 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
       )
       expect(answer.rows).toHaveLength(3)
     }
+  })
+
+  it('answers 503 naming the engine, never a 500, where ClickHouse cannot run a request yet (a user property beside the calendar join)', async () => {
+    const body = { ...base, measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }], byFields: [{ expression: 'user.tier' }] }
+    expect((await s.call('POST', '/uba/api/events/analyze', { headers: duck, body })).status).toBe(200)
+    const res = await s.call('POST', '/uba/api/events/analyze', { headers: house, body })
+    expect(res.status).toBe(503)
+    expect(res.body).toMatchObject({ code: 503, msg: expect.stringMatching(/^the project's ClickHouse server cannot run this request yet \(ClickHouse error \d+\)$/) })
   })
 
   it('distribution: a property summed per user, leaving out users without a value', async () => {
