@@ -95,18 +95,3 @@ export const tables: TablesPart = {
   addPropertyColumn: (table, c) => `ALTER TABLE ${table} ADD COLUMN ${ident(c.id)} ${columnType(c)}`,
   retypePropertyColumn: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${ident(c.id)} ${columnType(c)}`,
 }
-
-/** The base tables of a project (chexec22 may create them from here): see docs/clickhouse.md. */
-export const BASE_TABLES_DDL = [
-  `CREATE TABLE IF NOT EXISTS event_vd (
-     distinct_id Int64,
-     xwho String,
-     xwhat String,
-     xwhen Int64,
-     ds UInt32
-   ) ENGINE = MergeTree PARTITION BY intDiv(ds, 100) ORDER BY (xwho, xwhen)`,
-  `CREATE TABLE IF NOT EXISTS profile_vd (
-     distinct_id Int64,
-     xwho String
-   ) ENGINE = MergeTree ORDER BY distinct_id`,
-]
