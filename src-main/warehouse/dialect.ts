@@ -3,6 +3,7 @@ import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
 import type { LoadsPart } from './parts/loads'
 import type { GeneratorPart } from './parts/generator'
+import type { ImportsPart } from './parts/imports'
 import type { NamesPart } from './parts/names'
 import type { NumbersPart } from './parts/numbers'
 import type { QueryPart } from './parts/query'
@@ -25,7 +26,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, ImportsPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

@@ -27,7 +27,6 @@ const DOMAIN_IMPORT = /from '[./]*warehouse\/duckdb\//
  */
 const NOT_YET_MIGRATED = [
   // the file-import path
-  'domain/ingest/infer.ts',
   'domain/ingest/load.ts',
   'domain/ingest/preview.ts',
   'domain/ingest/stage.ts',

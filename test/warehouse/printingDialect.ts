@@ -188,4 +188,7 @@ export const printingDialect: Dialect = {
   instantAt: (seconds) => `toDateTime64(${seconds}, 6, 'UTC')`,
   bulkWrite: () => ({ before: [], after: [] }),
   dropTempTable: (name) => `DROP TEMPORARY TABLE IF EXISTS ${name}`,
+
+  valuesByIndex: (values, index, value) => `arrayJoin(arrayZip(range(${values.length}), [${values.join(', ')}])) AS __pair, __pair.1 AS ${index}, __pair.2 AS ${value}`,
+  formatStampMillis: (local) => `formatDateTime(${local}, '%F %T.%f')`,
 }

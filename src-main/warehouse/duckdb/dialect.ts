@@ -3,6 +3,7 @@ import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { loads } from './parts/loads'
 import { generator } from './parts/generator'
+import { imports } from './parts/imports'
 import { names } from './parts/names'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
@@ -16,4 +17,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...imports }

@@ -1,0 +1,13 @@
+/**
+ * What the file-import path writes (domain/ingest: infer.ts, preview.ts, load.ts, stage.ts,
+ * tabular.ts, typing.ts) whose spelling is the engine's own.
+ */
+export interface ImportsPart {
+  /**
+   * Select-list items that turn one row into a row per value of `values` (SQL expressions):
+   * `index` (0-based position in `values`) and `value` (the value).
+   */
+  valuesByIndex(values: string[], index: string, value: string): string
+  /** A local timestamp as text "yyyy-MM-dd HH:mm:ss.SSS". */
+  formatStampMillis(local: string): string
+}
