@@ -27,7 +27,6 @@ const DOMAIN_IMPORT = /from '[./]*warehouse\/duckdb\//
  */
 const NOT_YET_MIGRATED = [
   // the file-import path
-  'domain/ingest/load.ts',
   'domain/ingest/stage.ts',
   'domain/ingest/tabular.ts',
   'domain/ingest/typing.ts',

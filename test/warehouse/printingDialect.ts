@@ -191,4 +191,6 @@ export const printingDialect: Dialect = {
 
   valuesByIndex: (values, index, value) => `arrayJoin(arrayZip(range(${values.length}), [${values.join(', ')}])) AS __pair, __pair.1 AS ${index}, __pair.2 AS ${value}`,
   formatStampMillis: (local) => `formatDateTime(${local}, '%F %T.%f')`,
+  columnsOfTables: (tables) => `SELECT table, name FROM system.columns WHERE database = currentDatabase() AND table IN (${tables.map((t) => `'${t}'`).join(', ')})`,
+  insertByName: (table) => `INSERT INTO ${ident(table)}`,
 }

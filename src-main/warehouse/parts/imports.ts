@@ -10,4 +10,11 @@ export interface ImportsPart {
   valuesByIndex(values: string[], index: string, value: string): string
   /** A local timestamp as text "yyyy-MM-dd HH:mm:ss.SSS". */
   formatStampMillis(local: string): string
+  /**
+   * A query of the columns of the main schema's tables `tables` (checked names) in one catalog
+   * read: per column, its table's name then its own.
+   */
+  columnsOfTables(tables: string[]): string
+  /** The head of an INSERT into `table` that matches the query's columns to the table's by name. */
+  insertByName(table: string): string
 }
