@@ -193,4 +193,5 @@ export const printingDialect: Dialect = {
   formatStampMillis: (local) => `formatDateTime(${local}, '%F %T.%f')`,
   columnsOfTables: (tables) => `SELECT table, name FROM system.columns WHERE database = currentDatabase() AND table IN (${tables.map((t) => `'${t}'`).join(', ')})`,
   insertByName: (table) => `INSERT INTO ${ident(table)}`,
+  tempViewAs: (name, select) => `CREATE OR REPLACE VIEW ${name} AS ${select}`,
 }

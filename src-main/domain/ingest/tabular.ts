@@ -116,10 +116,10 @@ const HEAD_ROWS = 10_000
  */
 async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Decimal, streamed: boolean): Promise<Map<string, DataType | null>> {
   const present = "v IS NOT NULL AND v <> ''"
-  const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
+  const cells = (some: ColumnPlan[]) => some.map((c) => conn.dialect.cast(ident(c.column), 'string'))
   const numbered = async (name: string, some: ColumnPlan[], limit: string) => {
     if (!streamed) return `(SELECT rowid AS __uba_r, * FROM stage_rows ${limit === '' ? '' : `WHERE rowid < ${HEAD_ROWS}`})`
-    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`))
+    await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs(name, `SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`)))
     return `(SELECT rowid AS __uba_r, * FROM ${name})`
   }
   if (columns.length === 0) return new Map()
@@ -162,7 +162,7 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   const localDate = await conn.localDateSql(rows)
   const checks = [...identityChecks(conn.dialect, '__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(conn.dialect, p, value(i)))]
   const cellsOf = (row: string) => `SELECT ${row}${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
-             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
+             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, ${conn.dialect.nullOf('string')} AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
@@ -172,10 +172,10 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   stopIfInterrupted(conn)
   if (stream) {
     // no rowid to number the rows by: written in file order, a row's place in norm_cells is its number
-    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm_cells AS ${cellsOf('')}`))
-    await conn.run('CREATE OR REPLACE TEMP VIEW norm AS SELECT rowid + 1 AS _row, * FROM norm_cells')
+    await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs('norm_cells', cellsOf(''))))
+    await conn.run(conn.dialect.tempViewAs('norm', 'SELECT rowid + 1 AS _row, * FROM norm_cells'))
   } else {
-    await unordered(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm AS ${cellsOf('__uba_row AS _row, ')}`))
+    await unordered(conn, () => conn.run(conn.dialect.tempTableAs('norm', cellsOf('__uba_row AS _row, '))))
   }
   return plans
 }

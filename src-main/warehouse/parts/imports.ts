@@ -17,4 +17,6 @@ export interface ImportsPart {
   columnsOfTables(tables: string[]): string
   /** The head of an INSERT into `table` that matches the query's columns to the table's by name. */
   insertByName(table: string): string
+  /** A statement that (re)creates the temporary view `name` of query `select`. */
+  tempViewAs(name: string, select: string): string
 }

@@ -15,7 +15,7 @@ const METHODS = [
   'asJsonText', 'problem', 'noProblem', 'problemList', 'noProblems', 'problemField', 'anyTrue', 'lastPresent', 'firstPresent', 'joinListsInOrder',
   'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
   'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
-  'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName',
+  'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName', 'tempViewAs',
 ] as const
 
 function refusal(name: string): () => never {

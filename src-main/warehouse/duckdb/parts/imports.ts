@@ -6,4 +6,5 @@ export const imports: ImportsPart = {
   columnsOfTables: (tables) => `SELECT table_name, column_name FROM duckdb_columns()
     WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN (${tables.map((t) => `'${t}'`).join(', ')})`,
   insertByName: (table) => `INSERT INTO ${table} BY NAME`,
+  tempViewAs: (name, select) => `CREATE OR REPLACE TEMP VIEW ${name} AS ${select}`,
 }
