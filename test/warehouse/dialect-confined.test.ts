@@ -28,7 +28,6 @@ const DOMAIN_IMPORT = /from '[./]*warehouse\/duckdb\//
 const NOT_YET_MIGRATED = [
   // the file-import path
   'domain/ingest/stage.ts',
-  'domain/ingest/typing.ts',
 ]
 
 function sources(dir: string): string[] {

@@ -1,11 +1,11 @@
 import type { Warehouse } from '../../warehouse'
+import type { CellKind } from '../../warehouse/parts/typedReads'
 import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, insertionOrder, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
 import { stopIfInterrupted } from './streamed'
-import { cellText, dayOfDate, eventTimeOfCell, fromCell, type CellKind } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -148,13 +148,13 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
     const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
     if (!type) continue // a column with no values reports nothing
     const raw = ident(c.column)
-    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromCell(raw, cellOf(c.column), type, decimal), rawText: cellText(raw, cellOf(c.column)) })
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: conn.dialect.fromCell(raw, cellOf(c.column), type, decimal), rawText: conn.dialect.cellText(raw, cellOf(c.column)) })
   }
-  const text = (column: string) => cellText(ident(column), cellOf(column))
+  const text = (column: string) => conn.dialect.cellText(ident(column), cellOf(column))
   const xwho = mapping.xwho ? `NULLIF(trim(${text(mapping.xwho)}), '')` : 'NULL'
   const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : text(mapping.xwhat!)
   const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${text(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
+  const xwhen = kind === 'profiles' ? 'now()' : conn.dialect.eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
@@ -162,7 +162,7 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   const localDate = await conn.localDateSql(rows)
   const checks = [...identityChecks(conn.dialect, '__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(conn.dialect, p, value(i)))]
   const cellsOf = (row: string) => `SELECT ${row}${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
-             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, ${conn.dialect.nullOf('string')} AS platform
+             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${conn.dialect.dayOfDate('__uba_date')} AS ds, false AS debug, ${conn.dialect.nullOf('string')} AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date

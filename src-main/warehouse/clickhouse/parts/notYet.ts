@@ -3,6 +3,7 @@ import type { GeneratorPart } from '../../parts/generator'
 import type { ImportsPart } from '../../parts/imports'
 import type { LoadsPart } from '../../parts/loads'
 import type { RecordsPart } from '../../parts/records'
+import type { TypedReadsPart } from '../../parts/typedReads'
 
 /**
  * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads, importing files and
@@ -16,6 +17,8 @@ const METHODS = [
   'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
   'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
   'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName', 'tempViewAs',
+  'cellKindOf', 'cellText', 'fromCell', 'eventTimeOfCell', 'fromText', 'fromJsonText', 'eventTime', 'dayOfDate', 'jsonTextIsString', 'jsonTextIsNumber',
+  'jsonTextIsInteger', 'jsonTextString',
 ] as const
 
 function refusal(name: string): () => never {
@@ -24,4 +27,4 @@ function refusal(name: string): () => never {
   }
 }
 
-export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart
+export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart & TypedReadsPart
