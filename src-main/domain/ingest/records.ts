@@ -223,7 +223,7 @@ function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string
 
 /**
  * A value as stored. Read leniently, an array over the limits is left out (a value that does not
- * fit its type reads as NULL already, see typing.ts); read strictly, such a record is rejected.
+ * fit its type reads as NULL already, see the dialect's typed reads); read strictly, such a record is rejected.
  */
 function kept(d: Dialect, p: Read, v: string, lenient: boolean): string {
   const limits = lenient && p.type === 'array<string>' ? propertyChecks(d, p, v).slice(1) : []

@@ -227,7 +227,7 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
 async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
-  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (typing.ts fromCell)
+  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (the dialect's fromCell)
   const cells = columns.map(({ name, type }) => {
     if (relation === 'VIEW' && conn.dialect.cellKindOf(type) !== 'text') return ident(name)
     return /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`

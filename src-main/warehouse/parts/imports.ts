@@ -1,6 +1,6 @@
 /**
  * What the file-import path writes (domain/ingest: infer.ts, preview.ts, load.ts, stage.ts,
- * tabular.ts, typing.ts) whose spelling is the engine's own.
+ * tabular.ts) whose spelling is the engine's own.
  */
 export interface ImportsPart {
   /**
