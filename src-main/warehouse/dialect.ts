@@ -4,6 +4,7 @@ import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
 import type { LoadsPart } from './parts/loads'
 import type { GeneratorPart } from './parts/generator'
+import type { ImportsPart } from './parts/imports'
 import type { NamesPart } from './parts/names'
 import type { NumbersPart } from './parts/numbers'
 import type { QueryPart } from './parts/query'
@@ -13,6 +14,7 @@ import type { SamplePart } from './parts/sample'
 import type { TablesPart } from './parts/tables'
 import type { TextPart } from './parts/text'
 import type { TimePart } from './parts/time'
+import type { TypedReadsPart } from './parts/typedReads'
 import type { UsersPart } from './parts/users'
 import type { UserSetsPart } from './parts/userSets'
 
@@ -26,7 +28,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

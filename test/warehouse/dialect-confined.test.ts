@@ -27,12 +27,7 @@ const DOMAIN_IMPORT = /from '[./]*warehouse\/duckdb\//
  */
 const NOT_YET_MIGRATED = [
   // the file-import path
-  'domain/ingest/infer.ts',
-  'domain/ingest/load.ts',
-  'domain/ingest/preview.ts',
   'domain/ingest/stage.ts',
-  'domain/ingest/tabular.ts',
-  'domain/ingest/typing.ts',
 ]
 
 function sources(dir: string): string[] {

@@ -198,4 +198,23 @@ export const printingDialect: Dialect = {
   instantAt: (seconds) => `toDateTime64(${seconds}, 6, 'UTC')`,
   bulkWrite: () => ({ before: [], after: [] }),
   dropTempTable: (name) => `DROP TEMPORARY TABLE IF EXISTS ${name}`,
+
+  valuesByIndex: (values, index, value) => `arrayJoin(arrayZip(range(${values.length}), [${values.join(', ')}])) AS __pair, __pair.1 AS ${index}, __pair.2 AS ${value}`,
+  formatStampMillis: (local) => `formatDateTime(${local}, '%F %T.%f')`,
+  columnsOfTables: (tables) => `SELECT table, name FROM system.columns WHERE database = currentDatabase() AND table IN (${tables.map((t) => `'${t}'`).join(', ')})`,
+  insertByName: (table) => `INSERT INTO ${ident(table)}`,
+  tempViewAs: (name, select) => `CREATE OR REPLACE VIEW ${name} AS ${select}`,
+
+  cellKindOf: (type) => (/^U?Int(8|16|32|64)$/.test(type) ? 'integer' : type === 'Float64' ? 'float' : type === 'Bool' ? 'boolean' : 'text'),
+  cellText: (raw, kind) => (kind === 'text' ? raw : `toString(${raw})`),
+  fromCell: (raw, kind, type) => ({ value: kind === 'text' ? `accurateCastOrNull(nullIf(${raw}, ''), '${TYPES[type]}')` : `CAST(${raw}, '${TYPES[type]}')`, misfit: (v) => `(${raw} IS NOT NULL AND ${v} IS NULL)` }),
+  eventTimeOfCell: (raw) => `parseDateTime64BestEffortOrNull(toString(${raw}), 3)`,
+  fromText: (raw, type) => ({ value: `accurateCastOrNull(nullIf(${raw}, ''), '${TYPES[type]}')`, misfit: (v) => `(notEmpty(${raw}) AND ${v} IS NULL)` }),
+  fromJsonText: (text, type) => ({ value: `JSONExtract(${text}, 'Nullable(${TYPES[type]})')`, misfit: (v) => `(${text} IS NOT NULL AND ${v} IS NULL)` }),
+  eventTime: (raw, trim) => `parseDateTime64BestEffortOrNull(${trim ? `trimBoth(${raw})` : raw}, 3)`,
+  dayOfDate: (date) => `toYYYYMMDD(${date})`,
+  jsonTextIsString: (text) => `startsWith(${text}, '"')`,
+  jsonTextIsNumber: (text) => `isValidJSON(${text}) AND JSONType(${text}) IN ('Int64', 'UInt64', 'Double')`,
+  jsonTextIsInteger: (text) => `match(${text}, '^-?[0-9]+$')`,
+  jsonTextString: (text) => `JSONExtract(${text}, 'Nullable(String)')`,
 }

@@ -91,7 +91,7 @@ export async function firstValues(conn: Warehouse, relation: string, values: str
   const rows = await conn.rows(`
     SELECT g, CAST(v AS VARCHAR) AS v FROM (
       SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY __uba_r) AS n FROM (
-        SELECT __uba_r, unnest(generate_series(0, ${values.length - 1})) AS g, unnest([${values.join(', ')}]) AS v FROM ${relation}
+        SELECT __uba_r, ${conn.dialect.valuesByIndex(values, 'g', 'v')} FROM ${relation}
       ) WHERE ${present}
     ) WHERE n <= ${INFERENCE_SAMPLE} ORDER BY g, n`)
   for (const [g, v] of rows) out[Number(g)].push(String(v))

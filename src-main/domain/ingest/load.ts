@@ -75,12 +75,13 @@ async function survey(conn: Warehouse, events: PropertyPlan[], users: PropertyPl
   const cols = [...events.map((p) => eventCol(p.id)), ...users.map((p) => userCol(p.id))]
   // the SDK of each record (its $lib, an event or a user property as the record is) for the project's sdkBack
   const libCols = [...events.filter((p) => p.id === '$lib').map((p) => eventCol(p.id)), ...users.filter((p) => p.id === '$lib').map((p) => userCol(p.id))]
-  const lib = libCols.length > 0 ? `CAST(COALESCE(${libCols.map((c) => `n.${c}`).join(', ')}) AS VARCHAR)` : 'NULL::VARCHAR'
+  const { dialect } = conn
+  const lib = libCols.length > 0 ? dialect.cast(`COALESCE(${libCols.map((c) => `n.${c}`).join(', ')})`, 'string') : dialect.nullOf('string')
   const groups = (await conn.query(`SELECT CASE WHEN n._problem IS NOT NULL THEN 'rejected' WHEN n.debug THEN 'debug' ELSE 'valid' END AS state,
-      n.is_profile, n.xwhat, count(*) AS n, list(DISTINCT n.platform) FILTER (WHERE n.platform IS NOT NULL) AS platforms,
-      list(DISTINCT ${lib}) FILTER (WHERE ${lib} IS NOT NULL) AS libs
+      n.is_profile, n.xwhat, count(*) AS n, ${dialect.collectDistinct('n.platform', 'n.platform IS NOT NULL')} AS platforms,
+      ${dialect.collectDistinct(lib, `${lib} IS NOT NULL`)} AS libs
       ${cols.map((c, i) => `, count(${c}) AS "c${i}"`).join('')}
-      FROM norm n GROUP BY ALL`))
+      FROM norm n ${dialect.groupByAll(['state', 'n.is_profile', 'n.xwhat'])}`))
   const count = (state: string) => groups.filter((g) => g.state === state).reduce((sum, g) => sum + Number(g.n), 0)
   const valid = (profile: boolean) => groups.filter((g) => g.state === 'valid' && g.is_profile === profile)
   const carried = (profile: boolean, i: number) => valid(profile).some((g) => Number(g[`c${i}`]) > 0)
@@ -115,8 +116,7 @@ async function survey(conn: Warehouse, events: PropertyPlan[], users: PropertyPl
  * over every table, and read twice it cost a collector upload of 50 records about a tenth of its time.
  */
 async function propertyColumnNames(conn: Warehouse): Promise<{ eventColumns: Set<string>; profileColumns: Set<string> }> {
-  const rows = await conn.rows(`SELECT table_name, column_name FROM duckdb_columns()
-    WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN ('event_vd', 'profile_vd')`)
+  const rows = await conn.rows(conn.dialect.columnsOfTables(['event_vd', 'profile_vd']))
   const eventColumns = new Set<string>()
   const profileColumns = new Set<string>()
   for (const [table, name] of rows) {
@@ -148,17 +148,15 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
   }
   if (s.rejected > 0 && options.onError === 'abort') throw new RejectedRecords(result)
 
-  let aliases: AliasOutcome | undefined
   const own = !options.inOpenTransaction
-  if (own) await conn.run('BEGIN TRANSACTION')
-  try {
+  const write = async (): Promise<AliasOutcome> => {
     // a column appears with its first data, known property or new
     const { eventColumns, profileColumns } = await propertyColumnNames(conn)
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await addColumns(conn, 'profile_vd', s.users.filter((p) => !profileColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))
     await ensureUserIds(conn)
     // ids, then the load's $alias merges, before its rows are written under those ids
-    aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
+    const aliases = await unordered(conn, () => identifyUsers(conn, s.events, VALID))
     Object.assign(result, { aliasesMerged: aliases.merged, aliasesIgnored: aliases.ignored, aliasProblems: aliases.problems })
 
     const cols = s.events.map((p) => `${eventCol(p.id)} AS ${column(p.id)}`)
@@ -167,7 +165,7 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
     const candidates = options.dedupe ? `SELECT DISTINCT * FROM (${valid})` : valid
     const notStored = options.dedupe ? `WHERE NOT EXISTS (SELECT 1 FROM event_vd e WHERE ${matches})` : ''
     // stored by user, then time (EVENT_ORDER), the order kept as written
-    const inserted = await insertionOrder(conn, true, () => conn.run(`INSERT INTO event_vd BY NAME
+    const inserted = await insertionOrder(conn, true, () => conn.run(`${conn.dialect.insertByName('event_vd')}
       SELECT u.distinct_id, v.* FROM (${candidates}) v JOIN user_ids u USING (xwho) ${notStored} ORDER BY ${EVENT_ORDER}`))
     result.eventsWritten = inserted
     if (options.dedupe) {
@@ -178,16 +176,14 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
     if (s.profiles > 0) result.profilesChanged = await applyProfiles(conn, s.users, unsetIds)
     result.reported = s.reported
     await options.beforeCommit?.(result)
-    if (!own) {
-      result.mergesToSettle = aliases.rewrote
-      return result
-    }
-    await testPause('before-commit', 'load')
-    await conn.run('COMMIT')
-  } catch (err) {
-    if (own) await conn.run('ROLLBACK').catch(() => undefined)
-    throw err
+    if (own) await testPause('before-commit', 'load')
+    return aliases
   }
-  if (aliases?.rewrote) await settleMerges(conn)
+  if (!own) {
+    result.mergesToSettle = (await write()).rewrote
+    return result
+  }
+  const aliases = await conn.transaction(write)
+  if (aliases.rewrote) await settleMerges(conn)
   return result
 }

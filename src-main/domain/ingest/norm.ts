@@ -1,6 +1,6 @@
 import type { Dialect } from '../../warehouse/dialect'
 import { EVENT_BASE_COLUMNS, PROPERTY_ID, PROPERTY_ID_MAX, type DataType } from '../schema/types'
-import type { TypedRead } from './typing'
+import type { TypedRead } from '../../warehouse/parts/typedReads'
 
 /**
  * The normalized table every source is turned into before loading, `norm`:

@@ -69,7 +69,7 @@ export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec:
       ...plan.users.map((p) => ({ property: p.id, type: p.type, known: !p.isNew, target: 'user' as const })),
     ]
     const cols = [...plan.events.map((p) => `${eventCol(p.id)}`), ...plan.users.map((p) => `${userCol(p.id)}`)]
-    const sample = (await conn.query(`SELECT _row, xwho, xwhat, strftime(xwhen, '%Y-%m-%d %H:%M:%S.%g') AS xwhen, ds, _problem ${cols.map((c) => `, ${c}`).join('')}
+    const sample = (await conn.query(`SELECT _row, xwho, xwhat, ${conn.dialect.formatStampMillis('xwhen')} AS xwhen, ds, _problem ${cols.map((c) => `, ${c}`).join('')}
         FROM norm ORDER BY _row LIMIT ${Math.max(1, Math.min(rows, PREVIEW_SAMPLE))}`, undefined, 'display'))
     out.rows = sample.map((r) => {
       const properties: Record<string, unknown> = {}

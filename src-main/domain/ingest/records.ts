@@ -8,7 +8,6 @@ import {
   type Check, type PropertyPlan,
 } from './norm'
 import { literal, unordered } from './sql'
-import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
 
 /**
  * SDK records (spec-notes "Data records") from `stage_records` into `norm`. Event records carry
@@ -17,7 +16,7 @@ import { dayOfDate, eventTime, fromJsonText, jsonKind } from './typing'
  * Two passes over the lines. The first lists the property keys each class of record carries (one
  * parse per record, grouped by key list). The second parses each record once (from_json into a
  * struct of every key, each value as JSON text), reads the values by the first character of their
- * text (see `jsonKind`), and checks them. A record whose shape is certainly fine (a JSON object,
+ * text (see the dialect's `jsonText...`), and checks them. A record whose shape is certainly fine (a JSON object,
  * xcontext an object, no bad key) is judged by the value checks alone; only the others go through
  * the structural checks, which parse their line again: those cost a parse per check, and almost
  * every record passes them.
@@ -39,7 +38,7 @@ const NOT_USER_PROPERTIES = new Set(['$debug'])
 /** What the SDKs put in every record's xcontext, unset records included: there they name nothing to unset. */
 const SDK_PRESETS = new Set(['$lib', '$lib_version', '$platform', '$is_login', '$debug', '$time_calibrated'])
 /** A record's xwhat when it is a JSON string (NULL for a line that is not a JSON object). */
-const xwhatOf = (d: Dialect) => jsonKind.stringValue(d.jsonMember('line', 'xwhat'))
+const xwhatOf = (d: Dialect) => d.jsonTextString(d.jsonMember('line', 'xwhat'))
 /** What a record's keys are judged by: its class ('' for an event, else the operation). */
 const classOf = (d: Dialect, xwhat: string) => `CASE WHEN ${xwhat} IS NULL THEN NULL WHEN ${d.includes(profileList(d), xwhat)} THEN ${xwhat} ELSE '' END`
 /** A staged line's place, from 0 (its line number: staged in order). */
@@ -140,14 +139,14 @@ const textCol = (i: number) => `__t${i}`
 const valueCol = (i: number) => `__v${i}`
 
 /** The properties of a class; `first` is the index of its first one among all the properties read. */
-function propertyPlans(byId: Map<string, string[]>, known: Map<string, DataType>, inferred: Map<string, DataType>, skip: Set<string>, first: number): Read[] {
+function propertyPlans(d: Dialect, byId: Map<string, string[]>, known: Map<string, DataType>, inferred: Map<string, DataType>, skip: Set<string>, first: number): Read[] {
   const plans: Read[] = []
   for (const [id, keys] of byId) {
     if (skip.has(id)) continue
     const type = known.get(id) ?? inferred.get(id)
     if (!type) continue
     const text = textCol(first + plans.length)
-    plans.push({ id, type, isNew: !known.has(id), keys, read: fromJsonText(text, type), rawText: text })
+    plans.push({ id, type, isNew: !known.has(id), keys, read: d.fromJsonText(text, type), rawText: text })
   }
   return plans
 }
@@ -165,8 +164,8 @@ export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenie
   const keysBroken = await surveyKeys(conn)
   const eventKeys = group(await keysOf(conn, CLASS_OF.event))
   const userKeys = group(await keysOf(conn, CLASS_OF.valueOp))
-  const event = propertyPlans(eventKeys, known.event, await inferNew(conn, eventKeys, known.event, CLASS_OF.event), new Set(), 0)
-  const user = propertyPlans(userKeys, known.user, await inferNew(conn, userKeys, known.user, CLASS_OF.valueOp), NOT_USER_PROPERTIES, event.length)
+  const event = propertyPlans(conn.dialect, eventKeys, known.event, await inferNew(conn, eventKeys, known.event, CLASS_OF.event), new Set(), 0)
+  const user = propertyPlans(conn.dialect, userKeys, known.user, await inferNew(conn, userKeys, known.user, CLASS_OF.valueOp), NOT_USER_PROPERTIES, event.length)
   // unset names properties; only those the project has (or this load adds) can be unset
   const userIds = new Set([...known.user.keys(), ...user.map((p) => p.id)])
   const unset = [...group(await keysOf(conn, CLASS_OF.unset))].filter(([id]) => userIds.has(id) && !SDK_PRESETS.has(id))
@@ -187,8 +186,8 @@ function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string
   const top = (name: string) => d.asJsonText(d.recordField('t', name))
   const texts = props.map((p, i) => `, ${d.asJsonText(p.keys.length === 1 ? field(p.keys[0]) : `COALESCE(${p.keys.map(field).join(', ')})`)} AS ${textCol(i)}`)
   const flags = unset.map(([id, keys]) => `, (${keys.map((k) => `${field(k)} IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`)
-  const xwhen = `CASE WHEN ${jsonKind.integer('j_xwhen')} THEN ${d.epochMillisText('j_xwhen')}
-                      WHEN xwhen_text IS NOT NULL THEN ${eventTime('xwhen_text', false)} END`
+  const xwhen = `CASE WHEN ${d.jsonTextIsInteger('j_xwhen')} THEN ${d.epochMillisText('j_xwhen')}
+                      WHEN xwhen_text IS NOT NULL THEN ${d.eventTime('xwhen_text', false)} END`
   const c = recordChecks(d, event.map((p, i) => ({ p, v: valueCol(i) })), user.map((p, i) => ({ p, v: valueCol(event.length + i) })), lenient)
   // sure: an object whose xcontext is an object (any key read, else asked) or absent, with good keys
   const sure = [
@@ -202,7 +201,7 @@ function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string
   const problem = `COALESCE(CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(d, c.shape)} END, ${problemCase(d, c.values)})`
   const notes = lenient ? `, ${notesList(d, c.notes, `CASE WHEN ${sure.join(' AND ')} THEN NULL ELSE ${problemCase(d, c.xcontextNotes)} END`)} AS _notes` : ''
   return d.tempTableAs('norm', `SELECT _row, NOT __event AS is_profile, CASE WHEN NOT __event THEN xwhat END AS op,
-           xwho, xwhat, xwhen, ${dayOfDate('__date')} AS ds, debug, platform
+           xwho, xwhat, xwhen, ${d.dayOfDate('__date')} AS ds, debug, platform
            ${event.map((p, i) => `, ${kept(d, p, valueCol(i), lenient)} AS ${eventCol(p.id)}`).join('')}
            ${user.map((p, i) => `, ${applicable(p, kept(d, p, valueCol(event.length + i), lenient))} AS ${userCol(p.id)}`).join('')}
            ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
@@ -210,9 +209,9 @@ function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string
     FROM (SELECT *, ${localDate('xwhen')} AS __date
     FROM (SELECT *, ${xwhen} AS xwhen, NOT ${d.includes(profileList(d), 'xwhat')} AS __event, ${d.includes(valueOpList(d), 'xwhat')} AS __value_op
     FROM (SELECT _row, line, j_xwho, j_xwhen ${fields.map((_, i) => `, __f${i}`).join('')},
-                 ${jsonKind.stringValue('j_xwho')} AS xwho, ${jsonKind.stringValue('j_xwhat')} AS xwhat, ${jsonKind.stringValue('j_xwhen')} AS xwhen_text,
-                 COALESCE(${jsonKind.number('j_debug')} AND ${d.tryCast('j_debug', 'number')} = 1, false) AS debug,
-                 ${jsonKind.stringValue('j_platform')} AS platform
+                 ${d.jsonTextString('j_xwho')} AS xwho, ${d.jsonTextString('j_xwhat')} AS xwhat, ${d.jsonTextString('j_xwhen')} AS xwhen_text,
+                 COALESCE(${d.jsonTextIsNumber('j_debug')} AND ${d.tryCast('j_debug', 'number')} = 1, false) AS debug,
+                 ${d.jsonTextString('j_platform')} AS platform
                  ${props.map((p, i) => `, ${textCol(i)}, ${p.read.value} AS ${valueCol(i)}`).join('')}
                  ${unset.map(([id]) => `, ${unsetCol(id)}`).join('')}
     FROM (SELECT _row, line, ${top('xwho')} AS j_xwho, ${top('xwhat')} AS j_xwhat, ${top('xwhen')} AS j_xwhen,
@@ -224,7 +223,7 @@ function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string
 
 /**
  * A value as stored. Read leniently, an array over the limits is left out (a value that does not
- * fit its type reads as NULL already, see typing.ts); read strictly, such a record is rejected.
+ * fit its type reads as NULL already, see the dialect's typed reads); read strictly, such a record is rejected.
  */
 function kept(d: Dialect, p: Read, v: string, lenient: boolean): string {
   const limits = lenient && p.type === 'array<string>' ? propertyChecks(d, p, v).slice(1) : []

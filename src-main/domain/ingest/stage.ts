@@ -10,7 +10,6 @@ import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
 import { ident, insertionOrder, literal } from './sql'
-import { cellKindOf } from './typing'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -228,9 +227,9 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
 async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
   const source = `read_parquet(${literal(file)})`
   const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
-  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (typing.ts fromCell)
+  // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (the dialect's fromCell)
   const cells = columns.map(({ name, type }) => {
-    if (relation === 'VIEW' && cellKindOf(type) !== 'text') return ident(name)
+    if (relation === 'VIEW' && conn.dialect.cellKindOf(type) !== 'text') return ident(name)
     return /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`
   })
   await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS

@@ -3,7 +3,7 @@ import { engineUnavailable } from '../../errors'
 import { AppError } from '../errors'
 import { inStaging, readWhole, stageExcel, stageRead, type StageSource } from './stage'
 import { insertionOrder } from './sql'
-import { cellKindOf, type CellKind } from './typing'
+import type { CellKind } from '../../warehouse/parts/typedReads'
 
 /**
  * Imports of CSV, TSV and Parquet files read the file where it lies: `stage_rows` is a view over
@@ -16,7 +16,7 @@ export async function stagedColumns(conn: Warehouse): Promise<{ name: string; ce
   const rows = await conn.rows(
     "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
   )
-  return rows.map((r) => ({ name: String(r[0]), cells: cellKindOf(String(r[1])) }))
+  return rows.map((r) => ({ name: String(r[0]), cells: conn.dialect.cellKindOf(String(r[1])) }))
 }
 
 /** A file staged for an import (`withStagedFile`). */

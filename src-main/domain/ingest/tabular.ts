@@ -1,11 +1,11 @@
 import type { Warehouse } from '../../warehouse'
+import type { CellKind } from '../../warehouse/parts/typedReads'
 import { badParam } from '../errors'
 import { isDataType, type DataType } from '../schema/types'
 import { eventCol, identityChecks, problemCase, propertyChecks, propertyIdOf, RESERVED_IDS, userCol, type PropertyPlan } from './norm'
 import { ident, insertionOrder, literal, unordered } from './sql'
 import { firstValues, inferText, type Decimal } from './infer'
 import { stopIfInterrupted } from './streamed'
-import { cellText, dayOfDate, eventTimeOfCell, fromCell, type CellKind } from './typing'
 
 /**
  * Tabular files (CSV, TSV, Parquet, Excel) from `stage_rows` into `norm`, through a mapping of
@@ -116,10 +116,10 @@ const HEAD_ROWS = 10_000
  */
 async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Decimal, streamed: boolean): Promise<Map<string, DataType | null>> {
   const present = "v IS NOT NULL AND v <> ''"
-  const cells = (some: ColumnPlan[]) => some.map((c) => `CAST(${ident(c.column)} AS VARCHAR)`)
+  const cells = (some: ColumnPlan[]) => some.map((c) => conn.dialect.cast(ident(c.column), 'string'))
   const numbered = async (name: string, some: ColumnPlan[], limit: string) => {
     if (!streamed) return `(SELECT rowid AS __uba_r, * FROM stage_rows ${limit === '' ? '' : `WHERE rowid < ${HEAD_ROWS}`})`
-    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`))
+    await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs(name, `SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`)))
     return `(SELECT rowid AS __uba_r, * FROM ${name})`
   }
   if (columns.length === 0) return new Map()
@@ -148,13 +148,13 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
     const type = known.get(c.id) ?? mapping.types?.[c.id] ?? inferred.get(c.id)
     if (!type) continue // a column with no values reports nothing
     const raw = ident(c.column)
-    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: fromCell(raw, cellOf(c.column), type, decimal), rawText: cellText(raw, cellOf(c.column)) })
+    plans.push({ id: c.id, type, isNew: !known.has(c.id), read: conn.dialect.fromCell(raw, cellOf(c.column), type, decimal), rawText: conn.dialect.cellText(raw, cellOf(c.column)) })
   }
-  const text = (column: string) => cellText(ident(column), cellOf(column))
+  const text = (column: string) => conn.dialect.cellText(ident(column), cellOf(column))
   const xwho = mapping.xwho ? `NULLIF(trim(${text(mapping.xwho)}), '')` : 'NULL'
   const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : text(mapping.xwhat!)
   const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${text(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
+  const xwhen = kind === 'profiles' ? 'now()' : conn.dialect.eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
@@ -162,7 +162,7 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   const localDate = await conn.localDateSql(rows)
   const checks = [...identityChecks(conn.dialect, '__uba_xwho', '__uba_xwhat', '__uba_xwhen', xwhenRaw, 'plan'), ...plans.flatMap((p, i) => propertyChecks(conn.dialect, p, value(i)))]
   const cellsOf = (row: string) => `SELECT ${row}${kind === 'profiles'} AS is_profile, ${kind === 'profiles' ? "'$profile_set'" : 'NULL'} AS op,
-             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${dayOfDate('__uba_date')} AS ds, false AS debug, NULL::VARCHAR AS platform
+             __uba_xwho AS xwho, __uba_xwhat AS xwhat, __uba_xwhen AS xwhen, ${conn.dialect.dayOfDate('__uba_date')} AS ds, false AS debug, ${conn.dialect.nullOf('string')} AS platform
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
@@ -172,10 +172,10 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   stopIfInterrupted(conn)
   if (stream) {
     // no rowid to number the rows by: written in file order, a row's place in norm_cells is its number
-    await insertionOrder(conn, true, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm_cells AS ${cellsOf('')}`))
-    await conn.run('CREATE OR REPLACE TEMP VIEW norm AS SELECT rowid + 1 AS _row, * FROM norm_cells')
+    await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs('norm_cells', cellsOf(''))))
+    await conn.run(conn.dialect.tempViewAs('norm', 'SELECT rowid + 1 AS _row, * FROM norm_cells'))
   } else {
-    await unordered(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE norm AS ${cellsOf('__uba_row AS _row, ')}`))
+    await unordered(conn, () => conn.run(conn.dialect.tempTableAs('norm', cellsOf('__uba_row AS _row, '))))
   }
   return plans
 }

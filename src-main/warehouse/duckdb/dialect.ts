@@ -3,6 +3,7 @@ import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { loads } from './parts/loads'
 import { generator } from './parts/generator'
+import { imports } from './parts/imports'
 import { names } from './parts/names'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
@@ -13,8 +14,9 @@ import { sample } from './parts/sample'
 import { tables } from './parts/tables'
 import { text } from './parts/text'
 import { time } from './parts/time'
+import { typedReads } from './parts/typedReads'
 import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads }

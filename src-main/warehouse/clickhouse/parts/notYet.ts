@@ -1,11 +1,13 @@
 import { engineUnavailable } from '../../../errors'
 import type { GeneratorPart } from '../../parts/generator'
+import type { ImportsPart } from '../../parts/imports'
 import type { LoadsPart } from '../../parts/loads'
 import type { RecordsPart } from '../../parts/records'
+import type { TypedReadsPart } from '../../parts/typedReads'
 
 /**
- * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads and generating
- * sample data (the collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
+ * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads, importing files and
+ * generating sample data (the collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
  * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write.
  */
 const METHODS = [
@@ -14,6 +16,9 @@ const METHODS = [
   'asJsonText', 'problem', 'noProblem', 'problemList', 'noProblems', 'problemField', 'anyTrue', 'lastPresent', 'firstPresent', 'joinListsInOrder',
   'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
   'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
+  'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName', 'tempViewAs',
+  'cellKindOf', 'cellText', 'fromCell', 'eventTimeOfCell', 'fromText', 'fromJsonText', 'eventTime', 'dayOfDate', 'jsonTextIsString', 'jsonTextIsNumber',
+  'jsonTextIsInteger', 'jsonTextString',
 ] as const
 
 function refusal(name: string): () => never {
@@ -22,4 +27,4 @@ function refusal(name: string): () => never {
   }
 }
 
-export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart
+export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart & TypedReadsPart

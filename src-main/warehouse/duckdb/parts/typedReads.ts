@@ -1,5 +1,5 @@
-import type { DataType } from '../schema/types'
-import type { Decimal } from './infer'
+import type { ValueType as DataType } from '../../dialect'
+import type { CellKind, Decimal, TypedRead, TypedReadsPart } from '../../parts/typedReads'
 
 /**
  * SQL for reading values of a data type strictly: from text (CSV, Excel, Parquet cells) and from
@@ -12,7 +12,7 @@ import type { Decimal } from './infer'
  * parse or match every value twice.
  */
 
-export const DATETIME_FORMATS = "['%Y-%m-%d %H:%M:%S.%g', '%Y-%m-%d %H:%M:%S', '%Y-%m-%d']"
+const DATETIME_FORMATS = "['%Y-%m-%d %H:%M:%S.%g', '%Y-%m-%d %H:%M:%S', '%Y-%m-%d']"
 
 /**
  * A local date-time as text, parsed. The cheap shape test first: strptime with a list of formats
@@ -23,22 +23,8 @@ function localDateTime(text: string): string {
     THEN COALESCE(try_strptime(${text}, ${DATETIME_FORMATS}), TRY_CAST(${text} AS TIMESTAMP)) END`
 }
 
-export interface TypedRead {
-  /** The value as the warehouse stores it (NULL when absent), from the raw input. */
-  value: string
-  /** True when a value was present but does not fit the type; `value` names the computed value. */
-  misfit: (value: string) => string
-}
-
-/**
- * What a staged cell holds: text (CSV, Excel, and Parquet columns of other types, as text), or a
- * Parquet number or flag as the file stores it (a streamed stage, stage.ts), read without a trip
- * through text. Each reads exactly as its text would.
- */
-export type CellKind = 'text' | 'integer' | 'float' | 'boolean'
-
-/** What a cell of a column of the engine's `type` holds, as the plan reads it (typing.ts CellKind). */
-export function cellKindOf(type: string): CellKind {
+/** What a cell of a column of the engine's `type` holds, as the plan reads it (CellKind). */
+function cellKindOf(type: string): CellKind {
   // only where the stored value and its text read back alike: a FLOAT's text is its shortest form
   // (1.1, not 1.100000023841858 as a DOUBLE), a DECIMAL or HUGEINT may round otherwise
   if (/^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return 'integer'
@@ -48,7 +34,7 @@ export function cellKindOf(type: string): CellKind {
 }
 
 /** A staged cell as text, as `fromText` and the rejection reasons read it. */
-export function cellText(raw: string, kind: CellKind): string {
+function cellText(raw: string, kind: CellKind): string {
   return kind === 'text' ? raw : `CAST(${raw} AS VARCHAR)`
 }
 
@@ -56,7 +42,7 @@ export function cellText(raw: string, kind: CellKind): string {
  * Reading a staged cell of `kind` as `type`: a stored number as a number, a stored flag as a
  * boolean, directly (its text would parse back to the same value); anything else through its text.
  */
-export function fromCell(raw: string, kind: CellKind, type: DataType, decimal: Decimal = '.'): TypedRead {
+function fromCell(raw: string, kind: CellKind, type: DataType, decimal: Decimal = '.'): TypedRead {
   if ((kind === 'integer' || kind === 'float') && type === 'number') {
     // NaN and infinities are in a Parquet DOUBLE; as text they were no number either
     return { value: `CAST(${raw} AS DOUBLE)`, misfit: (v) => `(${raw} IS NOT NULL AND NOT isfinite(${v}))` }
@@ -69,7 +55,7 @@ export function fromCell(raw: string, kind: CellKind, type: DataType, decimal: D
  * `eventTime` of a staged cell: a stored whole number is read as epoch ms or s by its size, as its
  * digits would be (12-14 digits: ms, 9-11: s); any other value through its text.
  */
-export function eventTimeOfCell(raw: string, kind: CellKind): string {
+function eventTimeOfCell(raw: string, kind: CellKind): string {
   if (kind !== 'integer') return eventTime(cellText(raw, kind), true)
   const n = `CAST(${raw} AS BIGINT)`
   return `CASE WHEN ${raw} BETWEEN 100000000000 AND 99999999999999 THEN to_timestamp(${n} / 1000.0)
@@ -86,7 +72,7 @@ function stringArray(json: string): string {
  * Reading a text cell as `type`. Empty cells are absent values. With a decimal comma, a number
  * reads as 1,5 (digits and at most one comma: a point or an exponent does not fit).
  */
-export function fromText(raw: string, type: DataType, decimal: Decimal = '.'): TypedRead {
+function fromText(raw: string, type: DataType, decimal: Decimal = '.'): TypedRead {
   const present = `(${raw} IS NOT NULL AND ${raw} <> '')`
   const absentOr = (v: string) => `(${present} AND ${v} IS NULL)`
   switch (type) {
@@ -120,7 +106,7 @@ export function fromText(raw: string, type: DataType, decimal: Decimal = '.'): T
  * ascii() of the first character is the cheapest test; comparisons, not an IN list: the optimizer
  * turns a long IN list into a join, one per property.
  */
-export const jsonKind = {
+const jsonKind = {
   string: (text: string) => `starts_with(${text}, '"')`,
   number: (text: string) => `(ascii(${text}) BETWEEN 45 AND 57 OR ascii(${text}) = 73 OR ascii(${text}) = 78)`,
   integer: (text: string) => `regexp_full_match(${text}, '-?[0-9]+')`,
@@ -135,7 +121,7 @@ export const jsonKind = {
  * Reading a JSON value given as text (see `jsonKind`; SQL NULL = absent, as from_json gives JSON
  * null) as `type`.
  */
-export function fromJsonText(text: string, type: DataType): TypedRead {
+function fromJsonText(text: string, type: DataType): TypedRead {
   const present = `(${text} IS NOT NULL)`
   const absentOr = (v: string) => `(${present} AND ${v} IS NULL)`
   switch (type) {
@@ -161,7 +147,7 @@ export function fromJsonText(text: string, type: DataType): TypedRead {
  * is read trimmed; the first arm tries it untrimmed, so the common case (clean epoch ms) costs no
  * copy of the text.
  */
-export function eventTime(raw: string, trim: boolean): string {
+function eventTime(raw: string, trim: boolean): string {
   const text = trim ? `trim(${raw})` : raw
   const clean = trim ? `WHEN regexp_full_match(${raw}, '[0-9]{12,14}') THEN to_timestamp(CAST(${raw} AS BIGINT) / 1000.0)` : ''
   return `CASE ${clean}
@@ -177,6 +163,21 @@ export function eventTime(raw: string, trim: boolean): string {
  * DATE (localDate.ts), computed once: year(), month() and day() on the TIMESTAMPTZ itself would
  * each do their own time-zone lookup.
  */
-export function dayOfDate(date: string): string {
+function dayOfDate(date: string): string {
   return `(year(${date}) * 10000 + month(${date}) * 100 + day(${date}))`
+}
+
+export const typedReads: TypedReadsPart = {
+  cellKindOf,
+  cellText,
+  fromCell,
+  eventTimeOfCell,
+  fromText,
+  fromJsonText,
+  eventTime,
+  dayOfDate,
+  jsonTextIsString: jsonKind.string,
+  jsonTextIsNumber: jsonKind.number,
+  jsonTextIsInteger: jsonKind.integer,
+  jsonTextString: jsonKind.stringValue,
 }
