@@ -9,7 +9,7 @@ import { printingDialect } from '../warehouse/printingDialect'
 
 describe('the DuckDB userSets part', () => {
   it('prints the statements of cohort and tag tables as they were written', () => {
-    expect(d.replaceTable('cohort_c1', 'SELECT 1')).toBe('CREATE OR REPLACE TABLE cohort_c1 AS SELECT 1')
+    expect(d.replaceTable('cohort_c1', 'SELECT 1')).toEqual(['CREATE OR REPLACE TABLE cohort_c1 AS SELECT 1'])
     expect(d.firstBy('f.label', ['e.xwho IN (SELECT original_id FROM user_aliases)', 'e.xwho'])).toBe(
       'arg_min(f.label, (e.xwho IN (SELECT original_id FROM user_aliases), e.xwho))',
     )
