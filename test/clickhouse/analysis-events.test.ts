@@ -1,19 +1,14 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AppendType } from '../../src-main/warehouse'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
+import { startTestServer, type TestServer } from '../helpers/server'
+import { twinProjects } from '../helpers/twinProjects'
 
 /**
  * The event analysis on a ClickHouse project gives the numbers it gives on DuckDB: the same
  * hand-made events in both projects, the same requests, the same hand-computed answers.
  *
- * Loading records into a ClickHouse project is refused for now (503, warehouse/clickhouse/parts/
- * notYet.ts), so the events reach it the only honest way left: they are imported into the DuckDB
- * project through the API (the importer makes the plan, the user ids, the local days), then the
- * plan rows are copied to the ClickHouse project's metadata and the very rows of DuckDB's
- * event_vd are written into ClickHouse's through its warehouse (`addColumns`, `appendRows`).
+ * The rows reach ClickHouse through `twinProjects` (the DuckDB project's very rows copied).
  */
 
 const ZONE = 'Asia/Shanghai'
@@ -21,45 +16,16 @@ const ZONE = 'Asia/Shanghai'
 const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
-const PLAN_TABLES = ['plan_events', 'plan_event_properties', 'plan_event_property_links', 'plan_user_properties']
-
-/** The warehouse types of DuckDB's columns, as appendRows takes them (xwhen is read as epoch ms). */
-const APPEND_TYPES: Record<string, AppendType> = { BIGINT: 'bigint', INTEGER: 'integer', VARCHAR: 'string', DOUBLE: 'number', BOOLEAN: 'boolean', TIMESTAMP: 'datetime', 'VARCHAR[]': 'array<string>' }
-const BASE = ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds']
-
 describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
   let ch: TestClickHouse
   let s: TestServer
   let duck: { appKey: string; token: string }
   let house: { appKey: string; token: string }
 
-  /** Copies one table's rows of the DuckDB project into the ClickHouse project's table of that name. */
-  async function copyTable(table: string): Promise<number> {
-    const columns = await warehouseRows(s, duck.appKey, `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)
-    const props = columns.filter((c) => !BASE.includes(String(c.name)))
-    const select = columns.map((c) => (c.name === 'xwhen' ? 'epoch_ms(xwhen) AS xwhen' : `"${c.name}"`)).join(', ')
-    const rows = (await warehouseRows(s, duck.appKey, `SELECT ${select} FROM ${table}`)).map((r) => columns.map((c) => r[String(c.name)]))
-    const types = columns.map((c) => (c.name === 'xwhen' ? 'bigint' : APPEND_TYPES[String(c.type)]))
-    if (types.some((t) => t === undefined)) throw new Error(`a column type this copy does not know: ${JSON.stringify(columns)}`)
-    await s.app.ctx.warehouse.withConnection(house.appKey, ZONE, async (w) => {
-      await w.addColumns(table, props.map((c) => ({ id: String(c.name), dataType: APPEND_TYPES[String(c.type)] as 'string' })))
-      await w.appendRows(table, types, rows)
-    })
-    return rows.length
-  }
-
   beforeAll(async () => {
     ch = await startClickHouse()
     // UBA_TEST_LOG=<file>: the server's errors (a 500's ClickHouse message) written there
     s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    duck = await newProject(s, 'evduck', ZONE)
-    const x = { xtoken: s.creds.xtoken }
-    const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey: 'evhouse', name: 'evhouse', timeZone: ZONE, warehouse: { engine: 'clickhouse', url: ch.url, database: 'uba_evhouse' } } })
-    if (made.status !== 200) throw new Error(JSON.stringify(made.body))
-    await eventually(async () => (await s.call('GET', '/uba/manage/enterprise/projects/evhouse', { headers: x })).body.finish === true)
-    const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
-    house = { appKey: 'evhouse', token: list.body.find((p: { appKey: string }) => p.appKey === 'evhouse').normalToken }
-
     const lines = [
       rec('a', 'view', '2023-12-31 23:59', { price: 1, city: 'X' }), // the day before the range
       rec('a', 'view', '2024-01-01 23:30', { price: 10, city: 'X' }),
@@ -71,16 +37,9 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
       rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
       rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }), // a user property (profile_vd)
     ]
-    const job = await importAndWait(s, duck, { path: fixture('ev.jsonl', lines.join('\n')) })
-    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-
-    const meta = s.app.ctx.meta
-    for (const table of PLAN_TABLES) {
-      const names = (meta.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]).filter((n) => n !== 'app_key')
-      meta.prepare(`INSERT OR REPLACE INTO ${table} (app_key, ${names.join(', ')}) SELECT ?, ${names.join(', ')} FROM ${table} WHERE app_key = ?`).run(house.appKey, duck.appKey)
-    }
-    expect(await copyTable('event_vd')).toBe(8)
-    await copyTable('profile_vd')
+    const twins = await twinProjects(s, ch, 'ev', ZONE, lines)
+    ;({ duck, house } = twins)
+    expect(twins.copied).toEqual({ event_vd: 8, profile_vd: 1, user_ids: 3, user_aliases: 0 })
   }, 120_000)
 
   afterAll(async () => {

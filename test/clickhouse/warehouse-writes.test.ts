@@ -62,7 +62,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
       expect(await w.run("INSERT INTO event_vd SELECT distinct_id, xwho, 'copy', xwhen, ds FROM event_vd WHERE ds < $1", [20240201])).toBe(31)
     })
     expect(await count('event_vd')).toBe(121)
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
     // a long append lets other work run between its parts of 2,048 rows
     let pauses = 0
     await with_((w) => w.appendRows('profile_vd', PROFILE, Array.from({ length: 5000 }, (_, i) => [BigInt(i), `p${i}`]), { between: async () => void pauses++ }))
@@ -94,7 +94,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     expect(await count('profile_vd')).toBe(2)
     expect([...seen].every((n) => n === 40 || n === 141)).toBe(true)
     expect(seen.has(40)).toBe(true)
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
   })
 
   it('a failure inside leaves nothing visible: no rows, no table it created, no staging table', async () => {
@@ -115,7 +115,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     expect(await count('event_vd')).toBe(10)
     expect(await count('profile_vd')).toBe(0)
     // the column stays (another writer may use it already), empty
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
     expect((await admin.query('SELECT countIf(price IS NOT NULL) FROM uba_w2.event_vd')).rows).toEqual([[0n]])
   })
 
@@ -130,7 +130,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     )
     expect(engineFailure(err)).toBe('other')
     expect(await count('event_vd')).toBe(0)
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
   })
 
   it('rows of one partition are attached in one step; a snapshot keeps nothing it wrote', async () => {
@@ -146,7 +146,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     )
     expect(read).toEqual([[20n]])
     expect(await count('event_vd')).toBe(20)
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
   })
 
   it('temporary tables live in the connection’s session; its requests queue instead of being refused', async () => {
@@ -191,7 +191,7 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-not
     await admin.command('CREATE TABLE uba_w2._uba_stage_0123456789ab_event_vd AS uba_w2.event_vd')
     await admin.command('CREATE TABLE uba_w2._uba_next_0123456789ab_event_vd AS uba_w2.event_vd')
     await host.createProject()
-    expect(await tables()).toEqual(['event_vd', 'profile_vd'])
+    expect(await tables()).toEqual(['event_vd', 'profile_vd', 'user_aliases', 'user_ids'])
   })
 
   it('interrupt kills the running query by its id; the connection keeps working', async () => {

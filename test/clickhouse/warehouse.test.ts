@@ -93,6 +93,8 @@ describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: storage and reads
     expect(tables.rows).toEqual([
       ['event_vd', 'MergeTree'],
       ['profile_vd', 'MergeTree'],
+      ['user_aliases', 'MergeTree'],
+      ['user_ids', 'MergeTree'],
     ])
     const ddl = String((await admin.query('SHOW CREATE TABLE uba_w1.event_vd')).rows[0][0])
     expect(ddl).toContain('PARTITION BY intDiv(ds, 100) ORDER BY (xwho, xwhen)')

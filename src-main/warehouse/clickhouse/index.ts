@@ -43,6 +43,16 @@ export const BASE_TABLES = [
      distinct_id Int64,
      xwho        String
    ) ENGINE = MergeTree ORDER BY xwho`,
+  // one row per id (domain/ingest/identity.ts); an identity merge lists the anonymous id here
+  `CREATE TABLE IF NOT EXISTS user_ids (
+     xwho        String,
+     distinct_id Int64
+   ) ENGINE = MergeTree ORDER BY xwho`,
+  `CREATE TABLE IF NOT EXISTS user_aliases (
+     original_id String,
+     login_id    String,
+     xwhen       Nullable(Int64)
+   ) ENGINE = MergeTree ORDER BY original_id`,
 ]
 
 /**

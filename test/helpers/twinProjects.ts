@@ -1,0 +1,101 @@
+import { expect } from 'vitest'
+import type { AppendType } from '../../src-main/warehouse'
+import type { TestClickHouse } from './clickhouse'
+import { fixture, importAndWait, newProject, warehouseRows } from './ingest'
+import { eventually, type TestServer } from './server'
+
+/**
+ * Two projects holding the same rows, one on DuckDB and one on ClickHouse, for tests that ask both
+ * the same question and expect the same hand-computed answer.
+ *
+ * The records are imported into the DuckDB project through the API (the importer makes the plan,
+ * the user ids, the local days, the profiles); then the plan rows are copied to the ClickHouse
+ * project's metadata and the very rows of DuckDB's tables are written into ClickHouse's through
+ * its warehouse (`addColumns`, `appendRows`). Until loading into a ClickHouse project is built
+ * (issue 22), that is the honest way to give both engines the same rows.
+ */
+
+export interface Twin {
+  appKey: string
+  token: string
+}
+
+export interface Twins {
+  duck: Twin
+  house: Twin
+  /** Rows copied into the ClickHouse project, per table. */
+  copied?: Record<string, number>
+}
+
+const PLAN_TABLES = ['plan_events', 'plan_event_properties', 'plan_event_property_links', 'plan_user_properties']
+const TABLES = ['event_vd', 'profile_vd', 'user_ids', 'user_aliases']
+/** Columns ClickHouse's base tables already have (warehouse/clickhouse/index.ts BASE_TABLES). */
+const BASE = ['distinct_id', 'xwho', 'xwhat', 'xwhen', 'ds', 'original_id', 'login_id']
+
+/** The warehouse types of DuckDB's columns, as appendRows takes them (times are read as epoch ms). */
+const APPEND_TYPES: Record<string, AppendType> = {
+  BIGINT: 'bigint',
+  INTEGER: 'integer',
+  VARCHAR: 'string',
+  DOUBLE: 'number',
+  BOOLEAN: 'boolean',
+  TIMESTAMP: 'datetime',
+  'VARCHAR[]': 'array<string>',
+}
+const TIMES = ['TIMESTAMP WITH TIME ZONE', 'TIMESTAMPTZ']
+
+/** Copies one table's rows of the DuckDB project into the ClickHouse project's table of that name; resolves to the rows copied. */
+async function copyTable(s: TestServer, twins: Twins, zone: string, table: string): Promise<number> {
+  const columns = await warehouseRows(s, twins.duck.appKey, `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)
+  if (columns.length === 0) return 0
+  const isTime = (c: Record<string, unknown>) => TIMES.includes(String(c.type))
+  const props = columns.filter((c) => !BASE.includes(String(c.name)) && !isTime(c))
+  const select = columns.map((c) => (isTime(c) ? `epoch_ms("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ')
+  const rows = (await warehouseRows(s, twins.duck.appKey, `SELECT ${select} FROM ${table}`)).map((r) => columns.map((c) => r[String(c.name)]))
+  const types = columns.map((c) => (isTime(c) ? 'bigint' : APPEND_TYPES[String(c.type)]))
+  if (types.some((t) => t === undefined)) throw new Error(`a column type this copy does not know: ${JSON.stringify(columns)}`)
+  await s.app.ctx.warehouse.withConnection(twins.house.appKey, zone, async (w) => {
+    await w.addColumns(table, props.map((c) => ({ id: String(c.name), dataType: APPEND_TYPES[String(c.type)] as 'string' })))
+    await w.appendRows(table, types, rows)
+  })
+  return rows.length
+}
+
+/**
+ * Makes `<name>duck` (DuckDB) and `<name>house` (ClickHouse database `uba_<name>house`) in `zone`,
+ * imports `lines` (JSON lines, as an SDK or a file holds them) into the first and copies its rows
+ * and plan to the second. Resolves to both projects' keys and tokens (headers for `s.call`).
+ */
+export async function twinProjects(s: TestServer, ch: TestClickHouse, name: string, zone: string, lines: string[]): Promise<Twins> {
+  const duck = await newProject(s, `${name}duck`, zone)
+  const x = { xtoken: s.creds.xtoken }
+  const appKey = `${name}house`
+  const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey, name: appKey, timeZone: zone, warehouse: { engine: 'clickhouse', url: ch.url, database: `uba_${appKey}` } } })
+  if (made.status !== 200) throw new Error(JSON.stringify(made.body))
+  await eventually(async () => (await s.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.finish === true)
+  const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
+  const house = { appKey, token: list.body.find((p: { appKey: string }) => p.appKey === appKey).normalToken }
+
+  const job = await importAndWait(s, duck, { path: fixture(`${name}.jsonl`, lines.join('\n')) })
+  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+
+  const meta = s.app.ctx.meta
+  for (const table of PLAN_TABLES) {
+    const names = (meta.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]).filter((n) => n !== 'app_key')
+    meta.prepare(`INSERT OR REPLACE INTO ${table} (app_key, ${names.join(', ')}) SELECT ?, ${names.join(', ')} FROM ${table} WHERE app_key = ?`).run(house.appKey, duck.appKey)
+  }
+  const twins: Twins = { duck, house, copied: {} }
+  for (const table of TABLES) twins.copied![table] = await copyTable(s, twins, zone, table)
+  return twins
+}
+
+/** Asks both projects the same request; each must answer 200. Resolves to [DuckDB's body, ClickHouse's body]. */
+export async function askBoth(s: TestServer, twins: Twins, method: 'GET' | 'POST', path: string, body?: unknown): Promise<[any, any]> {
+  const answers: any[] = []
+  for (const p of [twins.duck, twins.house]) {
+    const res = await s.call(method, path, { headers: p, body })
+    expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
+    answers.push(res.body)
+  }
+  return answers as [any, any]
+}
