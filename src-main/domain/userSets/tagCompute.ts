@@ -37,7 +37,7 @@ export interface TagOutcome {
 
 /** An empty select of the right shape, for a project without users. */
 function noValues(dialect: Dialect): string {
-  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS value WHERE false`
+  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS value WHERE ${dialect.truth(false)}`
 }
 
 /** Users with the value of the first rule they match; the contents are checked against today's plan. */
@@ -48,11 +48,9 @@ async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scop
   const checked = rules.map((r, i) => validateContent(r.content, `rules[${i}].content`, env))
   if (!(await hasUsers(conn, dialectOf(ctx, scope)))) return noValues(dialectOf(ctx, scope))
   const sqlEnv = { dialect: dialectOf(ctx, scope), columns, nowLocal: dialectOf(ctx, scope).localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
-  const parts = checked.map((c, i) => contentSql(c, `t${i}`, sqlEnv, p))
-  const ctes = parts.flatMap((part) => part.ctes)
+  const parts = checked.map((c) => contentSql(c, sqlEnv, p))
   const cases = parts.map((part, i) => `WHEN ${part.condition} THEN ${p.add(rules[i].value)}`).join(' ')
-  return `${ctes.length > 0 ? `WITH ${ctes.join(',\n    ')}` : ''}
-    SELECT e.distinct_id, CASE ${cases} END AS value
+  return `SELECT e.distinct_id, CASE ${cases} END AS value
     FROM ${usersFrom(parts)}
     WHERE ${parts.map((part) => part.condition).join(' OR ')}`
 }

@@ -1,0 +1,136 @@
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { startTestServer, type TestServer } from '../helpers/server'
+import { askBoth, twinProjects, type Twin, type Twins } from '../helpers/twinProjects'
+import { content, createCohort, eventRule, form, group, members, postForm, settled, single, userRule } from '../server/cohorts-helpers'
+import { cohortData, ZONE } from './peopleData'
+
+/**
+ * Cohorts on a ClickHouse project have the members they have on DuckDB: the same rows in both
+ * projects (`twinProjects`), the same rules, the same hand-computed members (peopleData.ts lists
+ * the users and their events in Shanghai time).
+ */
+
+describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real clickhouse-server)', () => {
+  let ch: TestClickHouse
+  let s: TestServer
+  let twins: Twins
+
+  beforeAll(async () => {
+    ch = await startClickHouse()
+    // UBA_TEST_LOG=<file>: the server's errors (a failed computation's ClickHouse message) written there
+    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
+    twins = await twinProjects(s, ch, 'co', ZONE, cohortData)
+    expect(twins.copied).toMatchObject({ user_ids: 6, user_aliases: 1 })
+  }, 120_000)
+
+  afterAll(async () => {
+    await s?.stop()
+    await ch?.stop()
+  })
+
+  const projects = (): [string, Twin][] => [['DuckDB', twins.duck], ['ClickHouse', twins.house]]
+
+  /** The sorted members of a new static cohort of `c` on each engine, and its userNumber. */
+  const membersOnBoth = async (c: unknown): Promise<{ engine: string; members: string[]; userNumber: number }[]> => {
+    const out = []
+    for (const [engine, p] of projects()) {
+      const cohort = await createCohort(s, p, { content: c })
+      expect(cohort.status, `${engine}: ${cohort.failReason}`).toBe('success')
+      out.push({ engine, members: (await members(s, p, cohort.code)).sort(), userNumber: cohort.userNumber })
+    }
+    return out
+  }
+  const both = async (c: unknown, expected: string[]) => {
+    for (const answer of await membersOnBoth(c)) expect(answer, answer.engine).toEqual({ engine: answer.engine, members: expected, userNumber: expected.length })
+  }
+
+  const days = (from: string, to: string) => ({ abs: [from, to] as [string, string] })
+  const views = (fn: string, params: number[], from = '2024-01-01', to = '2024-01-02', filter?: unknown) => eventRule('event.view', 'TOTAL_COUNT', fn, params, days(from, to), filter)
+  const pays = (fn: string, params: number[], from = '2024-01-01', to = '2024-01-03') => eventRule('event.pay', 'TOTAL_COUNT', fn, params, days(from, to))
+
+  it('selects by a user property; users without a profile never match', async () => {
+    await both(single(userRule('user.city', 'EQ', ['X'])), ['a', 'e'])
+    await both(single(userRule('user.age', 'GT', [25])), ['a'])
+    // no profile (c, dan) or no city: NULL
+    await both(single(userRule('user.city', 'NULL')), ['c', 'dan'])
+  })
+
+  it('counts events on the local days of the window (Shanghai): the 00:30 view is the next day', async () => {
+    // a's views are 01-01 23:30 and 01-02 00:30 local, both on 2024-01-01 in UTC
+    await both(single(views('GTE', [2], '2024-01-01', '2024-01-01')), [])
+    await both(single(views('GTE', [2])), ['a'])
+    // anon-d's view counts for dan, the login id it was merged into
+    await both(single(views('GTE', [1])), ['a', 'b', 'dan'])
+    await both(single(views('RANGE', [1, 1], '2024-01-01', '2024-01-03')), ['b', 'c', 'dan'])
+  })
+
+  it('keeps users without a matching event where a count of 0 passes (did not do, fewer than)', async () => {
+    await both(single(pays('EQ', [0])), ['b', 'c', 'e'])
+    await both(single(pays('LT', [1], '2024-01-03', '2024-01-03')), ['b', 'c', 'dan', 'e'])
+    await both(single(pays('NOT_EQ', [1])), ['b', 'c', 'e'])
+    await both(single(pays('LTE', [1])), ['a', 'b', 'c', 'dan', 'e'])
+  })
+
+  it('counts distinct values of a property, and events that pass the rule\'s filter', async () => {
+    await both(single(eventRule('event.view.price', 'REMOVE_DUMPLICATE', 'GTE', [2], days('2024-01-01', '2024-01-03'))), ['a'])
+    const dear = { conditions: [{ expression: 'event.view.price', function: 'GT', params: [100] }], relation: 'AND' }
+    await both(single(views('GTE', [1], '2024-01-01', '2024-01-03', dear)), ['b', 'c'])
+  })
+
+  it('combines groups with OR inside, AND and AND_NOT between them', async () => {
+    const cityOrViews = group([userRule('user.city', 'EQ', ['X']), views('GTE', [2])], 'OR')
+    // {a, e} without the payers {a, dan}
+    await both(content([cityOrViews, group([pays('GTE', [1])])], ['AND_NOT']), ['e'])
+    // {a, e} and the payers
+    await both(content([cityOrViews, group([pays('GTE', [1])])], ['AND']), ['a'])
+    await both(content([group([userRule('user.city', 'EQ', ['X']), pays('EQ', [0])], 'AND')]), ['e'])
+  })
+
+  it('matches a file of user ids (an anonymous id finds its merged user) and of a user property', async () => {
+    for (const [engine, p] of projects()) {
+      const byId = await postForm(s, '/uba/api/cohort/byfile', p, form({ name: 'ids' }, { name: 'ids.csv', data: 'a\nanon-d\nghost\n' }))
+      expect(byId.body, engine).toMatchObject({ userNumber: 2, matched: 2, unmatched: 1 })
+      expect((await members(s, p, byId.body.code)).sort(), engine).toEqual(['a', 'dan'])
+      const byCity = await postForm(s, '/uba/api/cohort/byfile', p, form({ name: 'cities', property: 'city' }, { name: 'c.csv', data: 'Y\nZ\n' }))
+      expect(byCity.body, engine).toMatchObject({ userNumber: 1, matched: 1, unmatched: 1 })
+      expect(await members(s, p, byCity.body.code), engine).toEqual(['b'])
+    }
+  })
+
+  it('recomputes a cohort to the same members, and an empty cohort has no users', async () => {
+    for (const [engine, p] of projects()) {
+      const cohort = await createCohort(s, p, { content: single(views('GTE', [1])), dynamic: 1 })
+      const again = await s.call('POST', `/uba/api/cohort/${cohort.id}/recalculate`, { headers: p })
+      expect(again.status, engine).toBe(200)
+      const after = await settled(s, p, cohort.id)
+      expect(after, engine).toMatchObject({ status: 'success', userNumber: 3 })
+      expect((await members(s, p, cohort.code)).sort(), engine).toEqual(['a', 'b', 'dan'])
+      const empty = await createCohort(s, p, { content: single(views('GTE', [9])) })
+      expect(empty, engine).toMatchObject({ status: 'success', userNumber: 0 })
+      const users = await s.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: empty.code } })
+      expect(users.body, engine).toEqual({ count: 0, page: 1, size: 0, users: [] })
+    }
+  })
+
+  it('serves a cohort as a crowd of the event analysis', async () => {
+    const codes: string[] = []
+    for (const [, p] of projects()) codes.push((await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['X'])) })).code)
+    const body = (code: string) => ({ crowds: [code], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] })
+    const answers = []
+    for (const [i, [, p]] of projects().entries()) {
+      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body: body(codes[i]) })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      answers.push(res.body.rows)
+    }
+    // a and e; only a viewed: 01-01 23:30 and 01-02 00:30
+    for (const rows of answers) expect(rows).toEqual([{ byValue: [], sum: [2], values: [[1, 1, 0]] }])
+  })
+
+  it('lists the cohorts with their member counts', async () => {
+    const [onDuck, onHouse] = await askBoth(s, twins, 'GET', '/uba/api/cohort')
+    const counts = (list: any[]) => list.map((c) => [c.name.replace(/ \d+$/, ''), c.userNumber])
+    expect(counts(onHouse)).toEqual(counts(onDuck))
+  })
+})
