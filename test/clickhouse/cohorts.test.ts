@@ -1,7 +1,7 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { eventually, startTestServer, type TestServer } from '../helpers/server'
 import { askBoth, twinProjects, type Twin, type Twins } from '../helpers/twinProjects'
 import { content, createCohort, eventRule, form, group, members, postForm, settled, single, userRule } from '../server/cohorts-helpers'
 import { cohortData, ZONE } from './peopleData'
@@ -126,6 +126,39 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     }
     // a and e; only a viewed: 01-01 23:30 and 01-02 00:30
     for (const rows of answers) expect(rows).toEqual([{ byValue: [], sum: [2], values: [[1, 1, 0]] }])
+  })
+
+  const tagOf = async (p: Twin, code: string, versions: number) => {
+    let tag: any
+    await eventually(async () => {
+      tag = ((await s.call('GET', '/uba/api/tags', { headers: p })).body as any[]).find((t) => t.code === code)
+      return tag.status !== 'calculating' && tag.versions.length >= versions
+    })
+    return tag
+  }
+
+  it('computes tags from rules (the first rule a user matches wins) and from a file, in versions, on both', async () => {
+    const values: Record<string, unknown>[] = []
+    for (const [engine, p] of projects()) {
+      const rules = [{ value: 'vip', content: single(userRule('user.city', 'EQ', ['X'])) }, { value: 'buyer', content: single(pays('GTE', [1])) }]
+      const level = await s.call('POST', '/uba/api/tags', { headers: p, body: { name: 'Level', rules } })
+      expect(level.status, JSON.stringify(level.body)).toBe(200)
+      // a and e live in X (a also paid: vip wins), dan paid
+      expect(await tagOf(p, level.body.code, 1), engine).toMatchObject({ status: 'success', versions: [{ version: 1, userNumber: 3 }] })
+      await s.call('POST', `/uba/api/tags/${level.body.code}/recalculate`, { headers: p })
+      expect((await tagOf(p, level.body.code, 2)).versions.map((v: any) => [v.version, v.userNumber]), engine).toEqual([[1, 3], [2, 3]])
+      // anon-d and dan are one user: the login id's row wins
+      const file = await postForm(s, '/uba/api/tags/byfile', p, form({ name: 'Seg' }, { name: 'seg.csv', data: 'xwho,value\na,gold\nanon-d,silver\ndan,bronze\nghost,x\n' }))
+      expect(file.body, engine).toMatchObject({ version: 1, userNumber: 2, matched: 3, unmatched: 1 })
+      const everyone = await createCohort(s, p, { content: single(userRule('user.xwho', 'NOT_NULL')) })
+      const tags = [{ code: level.body.code, version: 1 }, { code: file.body.code }]
+      const res = await s.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: everyone.code, properties: ['xwho', 'city'], tags } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const [level1, seg] = [`tag.${level.body.code}`, `tag.${file.body.code}`]
+      values.push(Object.fromEntries(res.body.users.map((u: any) => [u.xwho, [u.city, u[level1], u[seg]]])))
+    }
+    const expected = { a: ['X', 'vip', 'gold'], b: ['Y', null, null], c: [null, null, null], dan: [null, 'buyer', 'bronze'], e: ['X', 'vip', null] }
+    for (const v of values) expect(v).toEqual(expected)
   })
 
   it('lists the cohorts with their member counts', async () => {

@@ -98,17 +98,29 @@ export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string
 /** The output columns in order: the properties, distinct_id and xwho (when not requested), the tags. */
 export function outColumns(props: OutColumn[], tags: TagPick[]): OutColumn[] {
   const base = ['distinct_id', 'xwho'].filter((k) => !props.some((p) => p.key === k)).map((k) => ({ key: k, alias: k, sql: `m.${k}` }))
-  return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `t${i}.value` }))]
+  return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `m.tv${i}` }))]
+}
+
+/**
+ * `members` with each tag's value at its version beside (columns tv0, tv1 …), one LEFT JOIN per
+ * SELECT (ClickHouse 18.16 allows no more): every tag's join nests the previous ones.
+ */
+function withTags(members: string, tags: TagPick[], p: SqlParams): string {
+  let relation = members
+  tags.forEach((t, i) => {
+    const kept = ['distinct_id', 'xwho', ...tags.slice(0, i).map((_, j) => `tv${j}`)].map((c) => `m.${c} AS ${c}`)
+    relation = `(SELECT ${kept.join(', ')}, t.value AS tv${i}
+      FROM ${relation} m LEFT JOIN (SELECT distinct_id, value FROM ${t.table} WHERE version = ${p.add(t.version)}) t ON t.distinct_id = m.distinct_id)`
+  })
+  return relation
 }
 
 /** The users of `members` (a table or relation with distinct_id and xwho) as output columns, in distinct_id order. */
 export function selectSql(members: string, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
   const profile = columns.some((c) => c.profile)
-  const tagJoins = tags.map((t, i) => `LEFT JOIN ${t.table} t${i} ON t${i}.distinct_id = m.distinct_id AND t${i}.version = ${p.add(t.version)}`)
   return `SELECT ${columns.map((c) => `${c.sql} AS ${c.alias}`).join(', ')}
-    FROM ${members} m
+    FROM ${withTags(members, tags, p)} m
     ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
-    ${tagJoins.join('\n    ')}
     ORDER BY m.distinct_id
     ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} OFFSET ${p.add(window.offset)}`
 }

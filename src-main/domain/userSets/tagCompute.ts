@@ -103,13 +103,13 @@ const TAGS: Computation<TagRow, TagOutcome> = {
     const version = (ctx.meta.prepare('SELECT COALESCE(max(version), 0) + 1 FROM tag_versions WHERE tag_id = ?').pluck().get(id) as number) ?? 1
     const d = dialectOf(ctx, { appKey })
     const userNumber = await inTransaction(conn, async () => {
-      await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version ${d.typeName('integer')} NOT NULL, distinct_id ${d.typeName('bigint')} NOT NULL, value ${d.typeName('string')})`)
+      await conn.run(d.tagVersionsTable(table))
       // a version left by a run whose metadata write never happened is replaced
       const older = d.params()
-      await conn.run(`DELETE FROM ${table} WHERE version >= ${older.add(version)}`, older.values)
-      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
-      const counted = d.params()
-      const n = Number((await conn.rows(`SELECT count(*) FROM ${table} WHERE version = ${counted.add(version)}`, counted.values))[0][0])
+      const present = (await conn.rows(`SELECT DISTINCT version FROM ${table} WHERE version >= ${older.add(version)}`, older.values)).map((r) => Number(r[0]))
+      for (const drop of d.dropTagVersions(table, version, present)) await conn.run(drop.sql, drop.values)
+      // the rows the insert wrote: ClickHouse stages them, unseen by a count until the commit
+      const n = await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
       await testPause('before-commit', `tag ${id}`)

@@ -150,13 +150,20 @@ export class ClickHouseWarehouse implements WarehouseSession {
       return this.#write(async (staging) => {
         const target = await staging.target(unquote(insert[2]))
         const staged = target !== unquote(insert[2])
-        const before = staged ? await this.#count(target) : 0
+        // a table made inside the transaction is written directly, by this work alone: counted too
+        const counted = staged || staging.created.has(target)
+        const before = counted ? await this.#count(target) : 0
         await this.#call((o) => this.client.command(insert[1] + quoteName(target) + text.slice(insert[0].length), o))
-        return staged ? (await this.#count(target)) - before : 0
+        return counted ? (await this.#count(target)) - before : 0
       })
     }
     const created = CREATE_TABLE.exec(text)
-    if (created && this.#staging) this.#staging.created.add(unquote(created[1]))
+    if (created && this.#staging) {
+      const name = unquote(created[1])
+      // IF NOT EXISTS on a table that exists creates nothing: it stays a live table (staged, never dropped)
+      const existed = /IF\s+NOT\s+EXISTS/i.test(created[0]) && (await this.#exec.rows(`SELECT 1 FROM system.tables WHERE database = ${quoteString(this.host.database)} AND name = ${quoteString(name)}`)).length > 0
+      if (!existed) this.#staging.created.add(name)
+    }
     await this.#call((o) => this.client.command(text, o))
     return 0
   }

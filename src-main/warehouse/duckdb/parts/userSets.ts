@@ -10,6 +10,9 @@ export const userSets: UserSetsPart = {
     return { sql: `CREATE OR REPLACE TEMP TABLE ${name} AS SELECT DISTINCT unnest($1::VARCHAR[]) AS value`, values: [values] }
   },
   replaceTable: (table, select) => [`CREATE OR REPLACE TABLE ${table} AS ${select}`],
+  tagVersionsTable: (table) => `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER NOT NULL, distinct_id BIGINT NOT NULL, value VARCHAR)`,
+  // inside the run's transaction: rolled back with it
+  dropTagVersions: (table, from) => [{ sql: `DELETE FROM ${table} WHERE version >= $1`, values: [from] }],
   firstBy: (value, keys) => `arg_min(${value}, (${keys.join(', ')}))`,
   inIds: (id, ids, p) => `${id} IN (SELECT unnest(${p.add(`[${ids.join(',')}]`)}::BIGINT[]))`,
   formatSlashed: (local) => `strftime(${local}, '%Y/%m/%d %H:%M:%S')`,
