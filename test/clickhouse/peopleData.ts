@@ -1,7 +1,7 @@
 /**
  * The users of the cohort and people tests on both engines, in an Asia/Shanghai project (UTC+8):
  *
- *   a      profile city X, age 30, vip 1 (set 01-01 08:00)
+ *   a      profile city X, age 30, vip true, $signup_time 2023-12-31 09:30:05 (set 01-01 08:00)
  *          view 01-01 23:30 price 10 | view 01-02 00:30 price 20 (both 2024-01-01 in UTC) | pay 01-03 12:00 amount 50
  *   b      profile city Y, age 20; view 01-02 10:00 price 600
  *   c      no profile; view 01-03 09:00 price 800
@@ -16,7 +16,7 @@ export const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+0
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
 export const cohortData = [
-  rec('a', '$profile_set', '2024-01-01 08:00', { city: 'X', age: 30, vip: true }),
+  rec('a', '$profile_set', '2024-01-01 08:00', { city: 'X', age: 30, vip: true, $signup_time: '2023-12-31 09:30:05' }),
   rec('b', '$profile_set', '2024-01-01 08:00', { city: 'Y', age: 20, vip: false }),
   rec('e', '$profile_set', '2024-01-01 08:00', { city: 'X' }),
   rec('anon-d', 'view', '2024-01-01 10:00', { price: 5 }),

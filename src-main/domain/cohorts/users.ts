@@ -11,6 +11,7 @@ import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, streamRows } from '../streaming'
 import { cohortByCode } from './store'
 import { jsonValue } from '../../warehouse/values'
+import { plannedValue } from '../schema/shownValues'
 import { membersTable } from '../userSets/membership'
 import type { CohortRow } from '../userSets/records'
 import { resolveTags, type TagPick } from '../userSets/tagVersions'
@@ -51,6 +52,8 @@ export interface OutColumn {
   sql: string
   /** Reads profile_vd (as `u`). */
   profile?: boolean
+  /** The plan type of a property column. */
+  type?: DataType
 }
 
 /** A cohort whose members have been computed; anything else is a 400 naming `cohortCode`. */
@@ -89,9 +92,9 @@ export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string
     let sql = 'NULL'
     const profile = r.id !== 'xwho' && r.id !== 'distinct_id' && existing.has(r.id)
     if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
-    else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
+    else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStoredStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
     if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
-    return { key: r.id, alias: `p${i}`, sql, profile }
+    return { key: r.id, alias: `p${i}`, sql, profile, type: r.data_type }
   })
 }
 
@@ -122,12 +125,17 @@ export function selectSql(members: string, columns: OutColumn[], tags: TagPick[]
     FROM ${withTags(members, tags, p)} m
     ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
     ORDER BY m.distinct_id
-    ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} OFFSET ${p.add(window.offset)}`
+    ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} ${window.limit === null && window.offset === 0 ? '' : `OFFSET ${p.add(window.offset)}`}`
+}
+
+/** A column's value of a row as answered (a boolean is true/false on every engine). */
+export function cellValue(row: Record<string, unknown>, c: OutColumn): unknown {
+  return jsonValue(plannedValue(row[c.alias] ?? null, c.type) ?? null)
 }
 
 export function shape(row: Record<string, unknown>, columns: OutColumn[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const c of columns) out[c.key] = jsonValue(row[c.alias] ?? null)
+  for (const c of columns) out[c.key] = cellValue(row, c)
   return out
 }
 
@@ -210,5 +218,5 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
 }
 
 async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
-  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => cellValue(r, c)))
 }

@@ -60,7 +60,7 @@ export function sequenceSql(
   limit?: number,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
-  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : scope.dialect.truth(true)
   return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', [...EVENT_BASE_COLUMNS], [...EVENT_BASE_COLUMNS, ...scope.columns.event])}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}

@@ -19,6 +19,17 @@ export function maskedEventProperties(meta: MetaDb, appKey: string): Set<string>
 }
 
 /**
+ * A value as its plan type has it, whatever the engine: ClickHouse stores booleans as 1/0 and
+ * datetimes as epoch ms of the local time (DuckDB's values pass unchanged).
+ */
+export function plannedValue(value: unknown, dataType: string | undefined): unknown {
+  if (value === null || value === undefined) return value
+  if (dataType === 'boolean' && typeof value === 'number') return value !== 0
+  if (dataType === 'datetime' && (typeof value === 'bigint' || typeof value === 'number')) return new Date(Number(value))
+  return value
+}
+
+/**
  * A warehouse value as shown. Datetime properties are stored as local times of the project
  * (TIMESTAMP without zone), which the driver hands over as a Date at that wall-clock time in UTC;
  * its UTC fields are therefore the local ones.

@@ -31,6 +31,8 @@ export interface UserSetsPart {
   inIds(id: string, ids: number[], p: SqlParams): string
   /** A local timestamp as text yyyy/MM/dd HH:mm:ss (a user's behaviour sequence). */
   formatSlashed(local: string): string
+  /** A datetime property's column (as stored) as text yyyy-MM-dd HH:mm:ss of its local time. */
+  formatStoredStamp(column: string): string
   /** Milliseconds since the epoch of an instant, as a number. */
   epochMillis(instant: string): string
   /** The order in which the rows of a table were stored (a later row sorts after). */

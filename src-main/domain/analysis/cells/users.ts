@@ -2,7 +2,7 @@ import type { Warehouse } from '../../../warehouse'
 import { dialectOf, type DomainContext, type Operator } from '../../context'
 import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
 import { checkName } from '../../cohorts/store'
-import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
+import { cellValue, existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
 import { badParam } from '../../errors'
 import { USERS } from '../../ingest/identity'
 import { numeric } from '../../lenient'
@@ -18,7 +18,6 @@ import { eventCells } from './events'
 import { funnelCells } from './funnel'
 import { retentionCells } from './retention'
 import { userAttributeCells } from './userAttributes'
-import { jsonValue } from '../../../warehouse/values'
 
 /**
  * POST /uba/api/{analysis}/users (and /users/export, /users/cohort): the analysis body plus `cell`
@@ -46,9 +45,9 @@ export const MAX_PAGE_SIZE = 10_000
  * load, so a project without them names nobody.
  */
 async function membersOf(conn: Warehouse, d: Dialect): Promise<string> {
-  const rows = await conn.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_name IN ('user_ids', 'user_aliases')")
-  const tables = new Set(rows.map((r) => String(r[0])))
-  const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
+  const has = async (table: string) => Number((await conn.rows(d.tableCount(table)))[0][0]) > 0
+  const [ids, aliases] = [await has('user_ids'), await has('user_aliases')]
+  const users = ids && aliases ? USERS : ids ? '(SELECT distinct_id, xwho FROM user_ids)' : null
   if (!users) return `(SELECT distinct_id, ${d.cast('NULL', 'string')} AS xwho FROM cell_ids)`
   return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
 }
@@ -153,7 +152,7 @@ async function* shaped(chunks: AsyncIterable<Record<string, unknown>[]>, columns
 }
 
 async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
-  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => cellValue(r, c)))
 }
 
 /** A static cohort named `name` whose members are exactly the cell's users (kept by their xwho). */

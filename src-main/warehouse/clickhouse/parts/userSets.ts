@@ -39,6 +39,8 @@ export function userSets(timeZone: string): UserSetsPart {
       const text = `toString(${seconds(instant)}, ${z})`
       return `concat(replaceAll(substring(${text}, 1, 10), '-', '/'), substring(${text}, 11))`
     },
+    // stored as epoch ms of the local time (the wall clock labelled UTC): its text, whole seconds
+    formatStoredStamp: (column) => `toString(toDateTime(intDiv(${column}, 1000), 'UTC'))`,
     epochMillis: (instant) => `toInt64(${instant})`,
     // a MergeTree keeps no row order (no rowid on 18.16): ties after the caller's keys stay unordered
     storedOrder: () => 'toUInt8(0)',

@@ -1,4 +1,5 @@
 import type { UserSetsPart } from '../../parts/userSets'
+import { time } from './time'
 
 /** Texts are bound as one list each (the executor binds an array as a list) and unnested; ids as the text of a BIGINT list. */
 export const userSets: UserSetsPart = {
@@ -15,6 +16,7 @@ export const userSets: UserSetsPart = {
   dropTagVersions: (table, from) => [{ sql: `DELETE FROM ${table} WHERE version >= $1`, values: [from] }],
   firstBy: (value, keys) => `arg_min(${value}, (${keys.join(', ')}))`,
   inIds: (id, ids, p) => `${id} IN (SELECT unnest(${p.add(`[${ids.join(',')}]`)}::BIGINT[]))`,
+  formatStoredStamp: (column) => time.formatStamp(column),
   formatSlashed: (local) => `strftime(${local}, '%Y/%m/%d %H:%M:%S')`,
   epochMillis: (instant) => `epoch_ms(${instant})`,
   storedOrder: (row) => `${row}.rowid`,
