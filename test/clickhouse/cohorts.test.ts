@@ -64,6 +64,8 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     // anon-d's view counts for dan, the login id it was merged into
     await both(single(views('GTE', [1])), ['a', 'b', 'dan'])
     await both(single(views('RANGE', [1, 1], '2024-01-01', '2024-01-03')), ['b', 'c', 'dan'])
+    // within the last 3650 days (counted back from today's local day)
+    await both(single(eventRule('event.view', 'TOTAL_COUNT', 'GTE', [1], { rel: '3650,0,day' })), ['a', 'b', 'c', 'dan'])
   })
 
   it('keeps users without a matching event where a count of 0 passes (did not do, fewer than)', async () => {
