@@ -88,7 +88,7 @@ export function conditionSql(c: CheckedCondition, scope: ExprScope, p: SqlParams
     case 'array<string>:CONTAIN':
       return d.some(col, containsAny)
     case 'array<string>:NOT_CONTAIN':
-      return `(${col} IS NOT NULL AND NOT COALESCE(${d.some(col, containsAny)}, ${d.truth(false)}))`
+      return `(${col} IS NOT NULL AND NOT COALESCE(${d.some(col, containsAny)}, false))`
     default:
       if (c.function === 'NULL') return `${col} IS NULL`
       if (c.function === 'NOT_NULL') return `${col} IS NOT NULL`
