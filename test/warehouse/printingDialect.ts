@@ -100,6 +100,7 @@ export const printingDialect: Dialect = {
   allColumnsBut: (row, except) => `${row}.* EXCEPT (${except.join(', ')})`,
   tempTableAs: (name, select) => `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS ${select}`,
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
+  eventRows: ({ rows = 'event_vd', joins = [], profile }) => [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join(' '),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
   truth: (value) => (value ? 'true' : 'false'),

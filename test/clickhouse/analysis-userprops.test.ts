@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { startTestServer, type TestServer } from '../helpers/server'
+import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+
+/**
+ * User properties read beside the events on ClickHouse (18.16 takes one JOIN per SELECT: the
+ * profile join is nested under the calendar's) give DuckDB's numbers: the same rows in both
+ * projects, the same requests, the same hand-computed answers.
+ *
+ * Users (Shanghai local times, 2024-01-01..03):
+ *   a  profile {tier gold, city PA, age 30}: views 01-01 (city X, 10), 01-02 (city X, 20)
+ *   b  profile {age 40}, tier and city NULL: view 01-02 (city Y, 600), pay 01-02
+ *   c  no profile row:                       view 01-03 (no city, 800)
+ *   d  merged: d0 (anonymous, profile {tier silver}) views 01-01 (city Y, 5); `$alias` d <- d0 on
+ *      01-02 09:00, then d sets {age 50}, views 01-02 (no city, 7), pays 01-03
+ * `city` is both an event property (X/Y on views) and a user property (PA): `user.city` reads the
+ * profile's; `tier` and `age` exist only as user properties.
+ */
+
+const ZONE = 'Asia/Shanghai'
+const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
+const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
+
+export const USER_LINES = [
+  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', city: 'PA', age: 30 }),
+  rec('b', '$profile_set', '2024-01-01 08:00', { age: 40 }),
+  rec('d0', '$profile_set', '2024-01-01 08:00', { tier: 'silver' }),
+  rec('a', 'view', '2024-01-01 10:00', { city: 'X', price: 10 }),
+  rec('d0', 'view', '2024-01-01 12:00', { city: 'Y', price: 5 }),
+  rec('d', '$alias', '2024-01-02 09:00', { $original_id: 'd0' }),
+  rec('d', '$profile_set', '2024-01-02 09:30', { age: 50 }),
+  rec('a', 'view', '2024-01-02 10:00', { city: 'X', price: 20 }),
+  rec('d', 'view', '2024-01-02 10:30', { price: 7 }),
+  rec('b', 'view', '2024-01-02 11:00', { city: 'Y', price: 600 }),
+  rec('b', 'pay', '2024-01-02 12:00', { amount: 30 }),
+  rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
+  rec('d', 'pay', '2024-01-03 12:00', { amount: 50 }),
+]
+
+describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickHouse and DuckDB (real clickhouse-server)', () => {
+  let ch: TestClickHouse
+  let s: TestServer
+  let twins: Twins
+
+  beforeAll(async () => {
+    ch = await startClickHouse()
+    s = await startTestServer()
+    twins = await twinProjects(s, ch, 'up', ZONE, USER_LINES)
+    // a, b and d have profiles (d's is d0's, merged); c has none; one alias
+    expect(twins.copied).toMatchObject({ profile_vd: 3, user_aliases: 1 })
+  }, 120_000)
+
+  afterAll(async () => {
+    await s?.stop()
+    await ch?.stop()
+  })
+
+  const base = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY' }
+  const views = { expression: 'event.view', aggregator: 'TOTAL_COUNT' }
+  const viewers = { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }
+  const events = async (body: Record<string, unknown>) => (await askBoth(s, twins, 'POST', '/uba/api/events/analyze', { ...base, ...body })).map((b) => b.rows)
+  const where = (...conditions: Record<string, unknown>[]) => ({ conditions, relation: 'AND' })
+
+  it('breaks down by a user-only property: no profile row and a NULL value are unknown, a merged user counts once under its profile', async () => {
+    // gold a: 01-01, 01-02; silver d: 01-01 (as d0), 01-02; unknown b (NULL) 01-02, c (no profile) 01-03
+    for (const rows of await events({ measures: [views, viewers], byFields: [{ expression: 'user.tier' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['gold'], sum: [2, 1], values: [[1, 1, 0], [1, 1, 0]] },
+        { byValue: ['silver'], sum: [2, 1], values: [[1, 1, 0], [1, 1, 0]] },
+        { byValue: ['unknown'], sum: [2, 2], values: [[0, 1, 1], [0, 1, 1]] },
+      ])
+    }
+  })
+
+  it('reads user.city from the profile and event.view.city from the event, in one breakdown', async () => {
+    for (const rows of await events({ measures: [views], byFields: [{ expression: 'user.city' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['unknown'], sum: [4], values: [[1, 2, 1]] },
+        { byValue: ['PA'], sum: [2], values: [[1, 1, 0]] },
+      ])
+    }
+    // a (X, PA) twice; d0 (Y, -) and b (Y, -); d (-, -) and c (-, -)
+    for (const rows of await events({ measures: [views], byFields: [{ expression: 'event.view.city' }, { expression: 'user.city' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['X', 'PA'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['Y', 'unknown'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['unknown', 'unknown'], sum: [2], values: [[0, 1, 1]] },
+      ])
+    }
+  })
+
+  it('breaks down by number buckets of a user property (the merged user has the age set after the alias)', async () => {
+    // a 30: 2 views; b 40: 1; d 50: 2; c none: 1
+    for (const rows of await events({ measures: [views], byFields: [{ expression: 'user.age', buckets: [35, 45] }] })) {
+      expect(rows).toEqual([
+        { byValue: ['-∞~35'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['45~+∞'], sum: [2], values: [[1, 1, 0]] },
+        { byValue: ['35~45'], sum: [1], values: [[0, 1, 0]] },
+        { byValue: ['unknown'], sum: [1], values: [[0, 0, 1]] },
+      ])
+    }
+  })
+
+  it('filters on user properties: NULL takes users without a profile, NOT_EQ and GT need a value, an OR mixes event and user conditions', async () => {
+    const cases: [Record<string, unknown>, number[]][] = [
+      [where({ expression: 'user.tier', function: 'NULL', params: [] }), [0, 1, 1]], // b, c
+      [where({ expression: 'user.tier', function: 'EQ', params: ['gold'] }), [1, 1, 0]], // a
+      [where({ expression: 'user.tier', function: 'NOT_EQ', params: ['gold'] }), [1, 1, 0]], // d
+      [where({ expression: 'user.age', function: 'GT', params: [35] }), [1, 2, 0]], // b, d
+      [where({ expression: 'user.city', function: 'EQ', params: ['PA'] }, { expression: 'event.view.city', function: 'EQ', params: ['X'] }), [1, 1, 0]], // a
+      // views in city Y (d0, b) or by a gold user (a)
+      [{ relation: 'OR', conditions: [{ expression: 'event.view.city', function: 'EQ', params: ['Y'] }, { expression: 'user.tier', function: 'EQ', params: ['gold'] }] }, [2, 2, 0]],
+    ]
+    for (const [filter, values] of cases) {
+      const sum = values.reduce((a, b) => a + b, 0)
+      for (const rows of await events({ measures: [views], filter })) expect(rows, JSON.stringify(filter)).toEqual([{ byValue: [], sum: [sum], values: [values] }])
+    }
+  })
+
+  it('applies a user property in a measure\'s own filter', async () => {
+    const measures = [views, { ...viewers, filter: where({ expression: 'user.age', function: 'GTE', params: [40] }) }]
+    // b (40) views 01-02; d (50) views 01-01, 01-02: 2 users
+    for (const rows of await events({ measures })) expect(rows).toEqual([{ byValue: [], sum: [6, 2], values: [[2, 3, 1], [1, 2, 0]] }])
+  })
+
+  it('compares with the previous range beside a user-property breakdown (the calendar with its sides, and the profile)', async () => {
+    // 01-02..03 against 12-31..01-01
+    for (const rows of await events({ fromDate: '2024-01-02', measures: [views], byFields: [{ expression: 'user.tier' }], compare: 'previous' })) {
+      expect(rows).toEqual([
+        { byValue: ['unknown'], sum: [2], values: [[1, 1]], previous: { sum: [0], values: [[0, 0]] } },
+        { byValue: ['gold'], sum: [1], values: [[1, 0]], previous: { sum: [1], values: [[0, 1]] } },
+        { byValue: ['silver'], sum: [1], values: [[1, 0]], previous: { sum: [1], values: [[0, 1]] } },
+      ])
+    }
+  })
+
+  const distribution = async (body: Record<string, unknown>) =>
+    (await askBoth(s, twins, 'POST', '/uba/api/distributions/analyze', { ...base, measure: views, ...body })).map((b) => ({ series: b.series, rows: b.rows }))
+
+  it('distribution: by a user property, and per day with a user-property filter', async () => {
+    // views per user: a 2 (gold), d 2 (silver), b 1 and c 1 (unknown)
+    for (const answer of await distribution({ unit: '', byField: { expression: 'user.tier' } })) {
+      expect(answer).toEqual({
+        series: ['[1,2)', '[2,3)'],
+        rows: [
+          { byValue: 'unknown', sum: 2, values: [2, 0] },
+          { byValue: 'gold', sum: 1, values: [0, 1] },
+          { byValue: 'silver', sum: 1, values: [0, 1] },
+        ],
+      })
+    }
+    // a (gold, PA) views once on 01-01 and once on 01-02
+    for (const answer of await distribution({ unit: 'DAY', filter: where({ expression: 'user.city', function: 'EQ', params: ['PA'] }) })) {
+      expect(answer).toEqual({
+        series: ['[1,2)'],
+        rows: [
+          { byValue: '2024-01-01', sum: 1, values: [1] },
+          { byValue: '2024-01-02', sum: 1, values: [1] },
+          { byValue: '2024-01-03', sum: 0, values: [0] },
+        ],
+      })
+    }
+  })
+})
