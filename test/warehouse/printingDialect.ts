@@ -72,6 +72,7 @@ export const printingDialect: Dialect = {
   numberList: (placeholder) => `CAST(${placeholder}, 'Array(Float64)')`,
   hasAny: (list, items) => `hasAny(${list}, ${items})`,
   some: (list, test) => `arrayExists(x -> ${test('x')}, ${list})`,
+  listMissing: (list, missing) => `${missing ? 'empty' : 'notEmpty'}(${list})`,
   map: (list, map) => `arrayMap(x -> ${map('x')}, ${list})`,
   orNullElement: (list) => `if(notEmpty(${list}), ${list}, [NULL])`,
   distinctElements: (list) => `arrayDistinct(${list})`,
@@ -106,6 +107,7 @@ export const printingDialect: Dialect = {
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery
+  aggregate: (fn, value) => `${fn}OrNull(${value})`,
   withQueries: (queries, main) => {
     const from = (name: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${name}`
     return main(from)
