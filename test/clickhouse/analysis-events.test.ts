@@ -182,6 +182,19 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
     }
   })
 
+  it('answers 503 naming the engine, never a 500, where ClickHouse cannot run a request yet (a campaign\'s conversion analysis)', async () => {
+    const campaign = { pageUrl: 'https://shop.example.com/landing', utmCampaign: 'spring', utmMedium: 'cpc', utmSource: 'baidu' }
+    const answers = []
+    for (const p of [duck, house]) {
+      const made = await s.call('POST', '/svc/uba/api/operations/utm', { headers: p, body: campaign })
+      expect(made.status).toBe(200)
+      answers.push(await s.call('POST', `/svc/uba/api/operations/utm/analysis/${made.body.campaignId}`, { headers: p, body: { fromDate: '2024-01-01', toDate: '2024-01-03', expression: 'event.pay' } }))
+    }
+    expect(answers[0].status).toBe(200)
+    expect(answers[1].status).toBe(503)
+    expect(answers[1].body).toMatchObject({ code: 503, msg: expect.stringMatching(/^the project's ClickHouse server cannot run this request yet \(ClickHouse error \d+\)$/) })
+  })
+
   it('distribution: a property summed per user, leaving out users without a value', async () => {
     // a 10 + 20 = 30, b 600, c 800
     const [onDuck, onHouse] = await distributions({ ...base, unit: '', measure: { expression: 'event.view.price', aggregator: 'SUM' } })
