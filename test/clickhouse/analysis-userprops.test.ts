@@ -9,7 +9,7 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  * projects, the same requests, the same hand-computed answers.
  *
  * Users (Shanghai local times, 2024-01-01..03):
- *   a  profile {tier gold, city PA, age 30}: views 01-01 (city X, 10), 01-02 (city X, 20)
+ *   a  profile {tier gold, city PA, age 30, tags [x, y]}: views 01-01 (city X, 10), 01-02 (city X, 20)
  *   b  profile {age 40}, tier and city NULL: view 01-02 (city Y, 600), pay 01-02
  *   c  no profile row:                       view 01-03 (no city, 800)
  *   d  merged: d0 (anonymous, profile {tier silver}) views 01-01 (city Y, 5); `$alias` d <- d0 on
@@ -23,7 +23,7 @@ const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
 export const USER_LINES = [
-  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', city: 'PA', age: 30 }),
+  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', city: 'PA', age: 30, tags: ['x', 'y'] }),
   rec('b', '$profile_set', '2024-01-01 08:00', { age: 40 }),
   rec('d0', '$profile_set', '2024-01-01 08:00', { tier: 'silver' }),
   rec('a', 'view', '2024-01-01 10:00', { city: 'X', price: 10 }),
@@ -132,6 +132,30 @@ describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickH
         { byValue: ['gold'], sum: [1], values: [[1, 0]], previous: { sum: [1], values: [[0, 1]] } },
         { byValue: ['silver'], sum: [1], values: [[1, 0]], previous: { sum: [1], values: [[0, 1]] } },
       ])
+    }
+  })
+
+  it('breaks down by each element of a user\'s list (users without one are unknown), and filters on a missing list', async () => {
+    for (const rows of await events({ measures: [views, viewers], byFields: [{ expression: 'user.tags' }] })) {
+      expect(rows).toEqual([
+        { byValue: ['unknown'], sum: [4, 3], values: [[1, 2, 1], [1, 2, 1]] },
+        { byValue: ['x'], sum: [2, 1], values: [[1, 1, 0], [1, 1, 0]] },
+        { byValue: ['y'], sum: [2, 1], values: [[1, 1, 0], [1, 1, 0]] },
+      ])
+    }
+    // b, c and d have no list (ClickHouse stores it as [], which reads as missing)
+    for (const rows of await events({ measures: [views], filter: where({ expression: 'user.tags', function: 'NULL', params: [] }) })) expect(rows).toEqual([{ byValue: [], sum: [4], values: [[1, 2, 1]] }])
+    for (const rows of await events({ measures: [views], filter: where({ expression: 'user.tags', function: 'NOT_CONTAIN', params: ['z'] }) })) expect(rows).toEqual([{ byValue: [], sum: [2], values: [[1, 1, 0]] }])
+  })
+
+  it('counts a virtual event whose member filter reads a user property', async () => {
+    const members = [{ expression: 'event.view', filter: where({ expression: 'user.tier', function: 'EQ', params: ['gold'] }) }, { expression: 'event.pay' }]
+    for (const p of [twins.duck, twins.house]) expect((await s.call('POST', '/uba/api/meta/event/virtual', { headers: p, body: { id: 'gold_or_pay', events: members } })).status).toBe(200)
+    // a's views 01-01, 01-02; b's pay 01-02, d's pay 01-03
+    for (const rows of await events({ measures: [{ expression: 'event.gold_or_pay', aggregator: 'TOTAL_COUNT' }] })) expect(rows).toEqual([{ byValue: [], sum: [4], values: [[1, 2, 1]] }])
+    // per user: a 2, b 1, d 1
+    for (const answer of await distribution({ unit: '', measure: { expression: 'event.gold_or_pay', aggregator: 'TOTAL_COUNT' } })) {
+      expect(answer).toEqual({ series: ['[1,2)', '[2,3)'], rows: [{ byValue: 'all', sum: 3, values: [2, 1] }] })
     }
   })
 
