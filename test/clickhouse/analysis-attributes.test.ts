@@ -8,7 +8,7 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  * gives DuckDB's numbers: the same rows in both projects, the same hand-computed answers.
  *
  * Profiles (the users with a profile row; c only has events and is never counted):
- *   a  tier gold,   age 30, tags [x, y], vip true
+ *   a  tier gold,   age 30, tags [x, y], vip true, e E1 (a property called like the row alias)
  *   b  age 40 (tier, tags, vip missing)
  *   d  tier silver, tags [x] as d0 (anonymous), merged into d by `$alias`, then age 50
  *   f  tier gold,   age 20, tags [y, y], vip false
@@ -19,7 +19,7 @@ const at = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+01:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: at(local), xcontext })
 
 const LINES = [
-  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', age: 30, tags: ['x', 'y'], vip: true }),
+  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', age: 30, tags: ['x', 'y'], vip: true, e: 'E1' }),
   rec('b', '$profile_set', '2024-01-01 08:00', { age: 40 }),
   rec('d0', '$profile_set', '2024-01-01 08:00', { tier: 'silver', tags: ['x'] }),
   rec('d', '$alias', '2024-01-02 09:00', { $original_id: 'd0' }),
@@ -120,6 +120,17 @@ describe.skipIf(!clickhouseAvailable())('user attribute analysis on ClickHouse a
       [{ relation: 'OR', conditions: [{ expression: 'user.vip', function: 'TRUE', params: [] }, { expression: 'user.age', function: 'GT', params: [45] }] }, 2], // a, d
     ]
     for (const [filter, value] of cases) for (const rows of await ask({ measure: users, filter })) expect(rows, JSON.stringify(filter)).toEqual([{ value, byValue: [] }])
+  })
+
+  it('reads the user id beside a user property called "e" (the profile then joins itself)', async () => {
+    for (const rows of await ask({ measure: users, byFields: [{ expression: 'user.e' }, { expression: 'user.xwho' }] })) {
+      expect(rows).toEqual([
+        { value: 1, byValue: ['E1', 'a'] },
+        { value: 1, byValue: ['unknown', 'b'] },
+        { value: 1, byValue: ['unknown', 'd'] },
+        { value: 1, byValue: ['unknown', 'f'] },
+      ])
+    }
   })
 
   it('answers an empty project: no users, a sum of 0, an average of null, no rows per value', async () => {
