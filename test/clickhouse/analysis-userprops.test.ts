@@ -9,10 +9,10 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  * projects, the same requests, the same hand-computed answers.
  *
  * Users (Shanghai local times, 2024-01-01..03):
- *   a  profile {tier gold, city PA, age 30, tags [x, y]}: views 01-01 (city X, 10), 01-02 (city X, 20)
+ *   a  profile {tier gold, city PA, age 30, tags [x, y], signed up 2023-12-31 00:00}: views 01-01 (city X, 10), 01-02 (city X, 20)
  *   b  profile {age 40}, tier and city NULL: view 01-02 (city Y, 600), pay 01-02
  *   c  no profile row:                       view 01-03 (no city, 800)
- *   d  merged: d0 (anonymous, profile {tier silver}) views 01-01 (city Y, 5); `$alias` d <- d0 on
+ *   d  merged: d0 (anonymous, profile {tier silver, signed up 01-01 11:00}) views 01-01 (city Y, 5); `$alias` d <- d0 on
  *      01-02 09:00, then d sets {age 50}, views 01-02 (no city, 7), pays 01-03
  * `city` is both an event property (X/Y on views) and a user property (PA): `user.city` reads the
  * profile's; `tier` and `age` exist only as user properties.
@@ -23,9 +23,9 @@ const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
 export const USER_LINES = [
-  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', city: 'PA', age: 30, tags: ['x', 'y'] }),
+  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold', city: 'PA', age: 30, tags: ['x', 'y'], $signup_time: '2023-12-31 00:00:00' }),
   rec('b', '$profile_set', '2024-01-01 08:00', { age: 40 }),
-  rec('d0', '$profile_set', '2024-01-01 08:00', { tier: 'silver' }),
+  rec('d0', '$profile_set', '2024-01-01 08:00', { tier: 'silver', $signup_time: '2024-01-01 11:00:00' }),
   rec('a', 'view', '2024-01-01 10:00', { city: 'X', price: 10 }),
   rec('d0', 'view', '2024-01-01 12:00', { city: 'Y', price: 5 }),
   rec('d', '$alias', '2024-01-02 09:00', { $original_id: 'd0' }),
@@ -115,6 +115,18 @@ describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickH
     for (const [filter, values] of cases) {
       const sum = values.reduce((a, b) => a + b, 0)
       for (const rows of await events({ measures: [views], filter })) expect(rows, JSON.stringify(filter)).toEqual([{ byValue: [], sum: [sum], values: [values] }])
+    }
+  })
+
+  it('filters on a datetime user property: an absolute range, and within a day before the event', async () => {
+    const by = [{ expression: 'user.tier' }]
+    // signed up on 12-30..12-31: a
+    for (const rows of await events({ measures: [views], byFields: by, filter: where({ expression: 'user.$signup_time', function: 'ABSOLUTE_TIME', params: ['2023/12/30 00:00', '2023/12/31 23:59'] }) })) {
+      expect(rows).toEqual([{ byValue: ['gold'], sum: [2], values: [[1, 1, 0]] }])
+    }
+    // signed up at most a day before the view: d (01-01 11:00; views 01-01 12:00 and 01-02 10:30), not a (12-31 00:00; views 01-01 10:00, 01-02 10:00)
+    for (const rows of await events({ measures: [views], byFields: by, filter: where({ expression: 'user.$signup_time', function: 'RELATIVE_TIME_OF_EVENT', params: [1, 'day', 'within'] }) })) {
+      expect(rows).toEqual([{ byValue: ['silver'], sum: [2], values: [[1, 1, 0]] }])
     }
   })
 
