@@ -143,6 +143,8 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
   const rowKey = req.byField ? breakdownSql(req.byField, d, p) : req.unit ? 'cal.period' : null
   const value = m.property ? d.columnOf(m.property.column) : null
   const hasValue = value ? `AND ${value} IS NOT NULL` : ''
+  // values bound in the order they appear: the calendar's, then the days'
+  const calendar = req.unit ? [{ sql: `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] }] : []
   const days = `e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}`
   // one value per (row, user): the heavy pass over event_vd happens once, the rest reads this
   await env.query(
@@ -151,7 +153,7 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
       `SELECT ${rowKey ? 'r' : '0 AS r'}, distinct_id, ${d.cast(perUser(m, d), 'number')} AS v
      FROM (
        SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${value ? `, ${value} AS v` : ''}
-       FROM ${d.eventRows({ joins: req.unit ? [{ sql: `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] }] : [], profile: userReads(env, req), eventWhere: days })}
+       FROM ${d.eventRows({ joins: calendar, profile: userReads(env, req), eventWhere: days })}
        WHERE ${days}
          AND ${samplingSql(req.sampling, d)}
          AND ${crowdFilter(req.crowds, d)}
