@@ -39,6 +39,18 @@ export const ROWS_CASES: Case[] = [
     ],
   },
   {
+    name: 'a crowd of users (an IN subquery, as cohorts filter) beside the nested joins',
+    zone: SH,
+    from: (d) => d.eventRows({ rows: '(SELECT *, uid AS distinct_id FROM ev)', joins: [perUser(d)], profile: ['tier'], eventWhere: 'e.id < 7' }),
+    select: () => 'e.id, j.k, u.tier',
+    where: () => "e.id < 7 AND e.distinct_id IN (SELECT distinct_id FROM profile_vd WHERE xwho = 'u1')",
+    tail: () => 'ORDER BY e.id',
+    rows: [
+      [1, 10, 'gold'],
+      [3, 10, 'gold'],
+    ],
+  },
+  {
     name: 'the profile alone, and a user property named like an event property',
     zone: SH,
     from: (d) => d.eventRows({ rows: '(SELECT *, uid AS distinct_id, s AS tier FROM ev)', profile: ['tier'] }),
