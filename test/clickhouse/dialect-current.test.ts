@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
 import { bind, quoteString } from '../../src-main/warehouse/clickhouse/literal'
 import { EVENTS, norm, statement, TIME_CASES } from './dialectCases'
+import { PROFILE_TABLE, PROFILES, ROWS_CASES } from './dialectRowsCases'
 import { VALUE_CASES } from './dialectValueCases'
 
 /**
@@ -35,6 +36,8 @@ describe.skipIf(!CHDB)('dialect parts on current ClickHouse (chDB): the same cas
     session.query('CREATE TABLE ev (id Int64, uid Int64, xwhen Int64, s Nullable(String), n Nullable(Float64), b Nullable(UInt8), tags Array(String)) ENGINE = MergeTree ORDER BY id')
     const values = EVENTS.map((e) => `(${e.id}, ${e.uid}, ${e.ms}, ${e.s === null ? 'NULL' : quoteString(e.s)}, ${e.n ?? 'NULL'}, ${e.b === null ? 'NULL' : Number(e.b)}, [${e.tags.map(quoteString).join(', ')}])`)
     session.query(`INSERT INTO ev VALUES ${values.join(', ')}`)
+    session.query(PROFILE_TABLE.clickhouse)
+    session.query(`INSERT INTO profile_vd VALUES ${PROFILES.clickhouse}`)
   })
   afterAll(() => {
     session?.cleanup?.()
@@ -45,7 +48,7 @@ describe.skipIf(!CHDB)('dialect parts on current ClickHouse (chDB): the same cas
     expect(Number(String(rows('SELECT version()')[0][0]).split('.')[0])).toBeGreaterThanOrEqual(23)
   })
 
-  for (const c of [...TIME_CASES, ...VALUE_CASES]) {
+  for (const c of [...TIME_CASES, ...VALUE_CASES, ...ROWS_CASES]) {
     it(`${c.name} (${c.zone})`, () => {
       const d = clickhouseDialect(c.zone)
       expect(norm(rows(statement(c, d, d.params())))).toEqual(c.rows)

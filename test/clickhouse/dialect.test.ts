@@ -6,9 +6,10 @@ import { quoteString } from '../../src-main/warehouse/clickhouse/literal'
 import { duckdbDialect } from '../../src-main/warehouse/duckdb/dialect'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 import { EVENTS, norm, statement, TIME_CASES } from './dialectCases'
+import { PROFILE_TABLE, PROFILES, ROWS_CASES } from './dialectRowsCases'
 import { VALUE_CASES } from './dialectValueCases'
 
-const CASES = [...TIME_CASES, ...VALUE_CASES]
+const CASES = [...TIME_CASES, ...VALUE_CASES, ...ROWS_CASES]
 
 /**
  * Every case of dialectCases.ts and dialectValueCases.ts on both engines: the ClickHouse dialect's text on the real
@@ -30,6 +31,8 @@ describe('dialect parts on DuckDB (the same cases as on ClickHouse)', () => {
       const tags = `CAST([${e.tags.map((t) => `'${t}'`).join(', ')}] AS VARCHAR[])`
       await conn.run(`INSERT INTO ev VALUES (${e.id}, ${e.uid}, CAST(epoch_ms(${e.ms}) AS TIMESTAMPTZ), ${s}, ${e.n ?? 'NULL'}, ${e.b ?? 'NULL'}, ${tags})`)
     }
+    await conn.run(PROFILE_TABLE.duckdb)
+    await conn.run(`INSERT INTO profile_vd VALUES ${PROFILES.duckdb}`)
   })
   afterAll(() => {
     conn?.closeSync()
@@ -59,6 +62,8 @@ describe.skipIf(!clickhouseAvailable())('dialect parts on ClickHouse 18.16 (the 
     await client.command('CREATE TABLE ev (id Int64, uid Int64, xwhen Int64, s Nullable(String), n Nullable(Float64), b Nullable(UInt8), tags Array(String)) ENGINE = MergeTree ORDER BY id')
     const values = EVENTS.map((e) => `(${e.id}, ${e.uid}, ${e.ms}, ${e.s === null ? 'NULL' : quoteString(e.s)}, ${e.n ?? 'NULL'}, ${e.b === null ? 'NULL' : Number(e.b)}, [${e.tags.map(quoteString).join(', ')}])`)
     await client.command(`INSERT INTO ev VALUES ${values.join(', ')}`)
+    await client.command(PROFILE_TABLE.clickhouse)
+    await client.command(`INSERT INTO profile_vd VALUES ${PROFILES.clickhouse}`)
   })
   afterAll(async () => ch?.stop())
 

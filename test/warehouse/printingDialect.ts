@@ -73,6 +73,7 @@ export const printingDialect: Dialect = {
   numberList: (placeholder) => `CAST(${placeholder}, 'Array(Float64)')`,
   hasAny: (list, items) => `hasAny(${list}, ${items})`,
   some: (list, test) => `arrayExists(x -> ${test('x')}, ${list})`,
+  listMissing: (list, missing) => `${missing ? 'empty' : 'notEmpty'}(${list})`,
   map: (list, map) => `arrayMap(x -> ${map('x')}, ${list})`,
   orNullElement: (list) => `if(notEmpty(${list}), ${list}, [NULL])`,
   distinctElements: (list) => `arrayDistinct(${list})`,
@@ -101,11 +102,13 @@ export const printingDialect: Dialect = {
   allColumnsBut: (row, except) => `${row}.* EXCEPT (${except.join(', ')})`,
   tempTableAs: (name, select) => `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS ${select}`,
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
+  eventRows: ({ rows = 'event_vd', joins = [], profile }) => [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join(' '),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery
+  aggregate: (fn, value) => `${fn}OrNull(${value})`,
   withQueries: (queries, main) => {
     const from = (name: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${name}`
     return main(from)

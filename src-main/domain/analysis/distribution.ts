@@ -3,11 +3,12 @@ import { badParam } from '../errors'
 import { word } from '../lenient'
 import { ignoreUnknown } from '../ignored'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
-import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
+import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { dsOf, series, type Unit } from '../time/calendar'
 import { calendarSql } from './calendarSql'
 import { eventSql, resolveEvent, resolveProperty, type EventRef, type PropertyExpr } from '../expr/eventRefs'
-import { filterSql, needsProfile } from '../expr/filterSql'
+import { filterSql } from '../expr/filterSql'
+import { memberFilters, profileReads } from './profileReads'
 import { intervalIndexSql, niceIntervals, type Interval, type ValueStats } from './intervals'
 import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, recordOf, samplingOf, samplingSql } from './request'
@@ -125,9 +126,9 @@ function statsOf(row: Record<string, unknown> | undefined): ValueStats | null {
   return { min: Number(row.low), max: Number(row.high), top: Number(row.top), whole: Number(row.whole) === 1 }
 }
 
-function readsUsers(req: DistributionRequest): boolean {
-  const memberFilters = req.measure.event.members.map((m) => m.filter)
-  return [req.filter, req.measure.filter, ...memberFilters].some(needsProfile) || readsProfile(req.byField ? [req.byField] : [])
+/** The profile columns the request reads (profileReads.ts). */
+function userReads(env: Pick<AnalysisEnv, 'columns'>, req: DistributionRequest): string[] | null {
+  return profileReads([req.filter, req.measure.filter, ...memberFilters([req.measure.event])], req.byField ? [req.byField] : [], env.columns)
 }
 
 /**
@@ -142,6 +143,9 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
   const rowKey = req.byField ? breakdownSql(req.byField, d, p) : req.unit ? 'cal.period' : null
   const value = m.property ? d.columnOf(m.property.column) : null
   const hasValue = value ? `AND ${value} IS NOT NULL` : ''
+  // values bound in the order they appear: the calendar's, then the days'
+  const calendar = req.unit ? [{ sql: `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] }] : []
+  const days = `e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}`
   // one value per (row, user): the heavy pass over event_vd happens once, the rest reads this
   await env.query(
     d.tempTableAs(
@@ -149,10 +153,8 @@ export async function perUserValues(env: AnalysisEnv, req: DistributionRequest):
       `SELECT ${rowKey ? 'r' : '0 AS r'}, distinct_id, ${d.cast(perUser(m, d), 'number')} AS v
      FROM (
        SELECT e.distinct_id, e.ds${rowKey ? `, ${rowKey} AS r` : ''}${value ? `, ${value} AS v` : ''}
-       FROM event_vd e
-       ${req.unit ? `JOIN ${calendarSql(req.fromDate, req.toDate, req.unit, p, d)} cal ON cal.ds = e.ds` : ''}
-       ${readsUsers(req) ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-       WHERE e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))}
+       FROM ${d.eventRows({ joins: calendar, profile: userReads(env, req), eventWhere: days })}
+       WHERE ${days}
          AND ${samplingSql(req.sampling, d)}
          AND ${crowdFilter(req.crowds, d)}
          AND ${eventSql(m.event, env, p)}

@@ -1,14 +1,15 @@
 import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { badParam } from '../errors'
 import { validateFilter, type CheckedFilter } from '../expr/filters'
-import { breakdownSql, readsProfile, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
+import { breakdownSql, resolveBreakdown, UNKNOWN, type Breakdown } from './breakdown'
 import { addDays, dsOf, series, type Unit } from '../time/calendar'
 import { calendarSql } from './calendarSql'
 import { compareOf, type ComparedRange } from './compare'
 import { counterparts, formulaOf, previousOf, type Series } from './eventsExtras'
 import { formulaText, parseFormula, type Formula } from './formula'
 import { eventSql, type EventRef, type PropertyExpr } from '../expr/eventRefs'
-import { filterSql, needsProfile } from '../expr/filterSql'
+import { filterSql } from '../expr/filterSql'
+import { memberFilters, profileReads } from './profileReads'
 import { AGGREGATOR_LABELS, aggregateSql, checkMeasure, emptyValue } from './measures'
 import { cohortCheck } from '../userSets/membership'
 import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, samplingOf, samplingSql, unitOf } from './request'
@@ -166,10 +167,8 @@ function rounded(value: unknown): number | null {
  */
 export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect'>, req: EventRequest, p: SqlParams): string {
   const d = env.dialect
-  const profile =
-    needsProfile(req.filter) ||
-    req.measures.some((m) => needsProfile(m.filter) || m.event.members.some((member) => needsProfile(member.filter))) ||
-    readsProfile(req.byFields)
+  const filters = [req.filter, ...req.measures.map((m) => m.filter), ...memberFilters(req.measures.map((m) => m.event))]
+  const profile = profileReads(filters, req.byFields, env.columns)
   const matches = req.measures.map((m, i) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)}) AS m${i}`)
   const values = req.measures.flatMap((m, i) => (m.property ? [`${d.columnOf(m.property.column)} AS v${i}`] : []))
   const dims = req.byFields.map((b, i) => `${breakdownSql(b, d, p)} AS d${i}`)
@@ -188,8 +187,7 @@ export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect
   }
   return `
         SELECT e.distinct_id, cal.period, ${[...(cmp ? ['cal.side'] : []), ...matches, ...values, ...dims].join(', ')}
-        FROM event_vd e JOIN ${cal} cal ON cal.ds = e.ds
-        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
+        FROM ${d.eventRows({ joins: [{ sql: `JOIN ${cal} cal ON cal.ds = e.ds`, alias: 'cal', columns: cmp ? ['period', 'side'] : ['period'] }], profile, eventWhere: days })}
         WHERE ${days}
           AND ${samplingSql(req.sampling, d)}
           AND ${crowdFilter(req.crowds, d)}

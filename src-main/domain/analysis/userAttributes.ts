@@ -121,15 +121,15 @@ function aggregate(m: Measure, d: Dialect): string {
     case 'REMOVE_DUMPLICATE':
       return d.distinctCount('v')
     case 'SUM':
-      return 'sum(v)'
+      return d.aggregate('sum', 'v')
     case 'AVG':
-      return 'avg(v)'
+      return d.aggregate('avg', 'v')
     case 'MAX':
-      return 'max(v)'
+      return d.aggregate('max', 'v')
     case 'AVG_PER':
-      return 'sum(v) / nullif(count(v), 0)'
+      return `${d.aggregate('sum', 'v')} / nullif(count(v), 0)`
     default:
-      return 'min(v)'
+      return d.aggregate('min', 'v')
   }
 }
 
@@ -172,11 +172,13 @@ export const userAttributeAnalysis: AnalysisModule<UserAttributeRequest, UserAtt
   async run(env, req) {
     const p = env.params()
     const dimList = req.byFields.map((_, i) => `d${i}`)
-    const sql = `
-      WITH base AS (${baseSql(env, req, p)})
+    const sql = env.dialect.withQueries(
+      [{ name: 'base', sql: () => baseSql(env, req, p) }],
+      (from) => `
       SELECT ${dimList.map((d) => `${d}, `).join('')}${aggregate(req.measure, env.dialect)} AS a
-      FROM base
-      ${dimList.length > 0 ? env.dialect.groupByAll(dimList) : ''}`
+      FROM ${from('base')}
+      ${dimList.length > 0 ? env.dialect.groupByAll(dimList) : ''}`,
+    )
     const result = await env.query(sql, p)
     const rows = result.map((r) => ({ value: valueOf(req.measure, r.a), byValue: dimList.map((d) => String(r[d])) }))
     // largest value first (no value last); among equals, known values before unknown ones, then by label

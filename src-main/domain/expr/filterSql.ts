@@ -88,8 +88,9 @@ export function conditionSql(c: CheckedCondition, scope: ExprScope, p: SqlParams
     case 'array<string>:CONTAIN':
       return d.some(col, containsAny)
     case 'array<string>:NOT_CONTAIN':
-      return `(${col} IS NOT NULL AND NOT COALESCE(${d.some(col, containsAny)}, false))`
+      return `(${d.listMissing(col, false)} AND NOT COALESCE(${d.some(col, containsAny)}, ${d.truth(false)}))`
     default:
+      if (c.dataType === 'array<string>' && (c.function === 'NULL' || c.function === 'NOT_NULL')) return d.listMissing(col, c.function === 'NULL')
       if (c.function === 'NULL') return `${col} IS NULL`
       if (c.function === 'NOT_NULL') return `${col} IS NOT NULL`
       throw new Error(`no SQL for ${c.dataType} ${c.function}`)

@@ -19,6 +19,8 @@ export interface AggregatesPart {
    * value its non-NULL values. NULL where no row counts (but `count`: 0).
    */
   aggregateWhere(fn: ConditionalAggregate, value: string, condition: string): string
+  /** `fn` of the non-NULL values of `value` over the group's rows; NULL where there is none (DuckDB's plain aggregates). */
+  aggregate(fn: Exclude<ConditionalAggregate, 'count'>, value: string): string
   /** A statement over named subqueries: `main` and each query name a table by `from(name)`. */
   withQueries(queries: NamedQuery[], main: (from: (name: string) => string) => string): string
   /**

@@ -8,6 +8,11 @@ export interface ArraysPart {
   hasAny(list: string, items: string): string
   /** Whether some element `x` of `list` satisfies `test(x)` (NULL for a NULL list). */
   some(list: string, test: (x: string) => string): string
+  /**
+   * Whether a list is missing (`missing` true) or there (false): DuckDB's NULL list. ClickHouse keeps
+   * no NULL list (a missing one is []), so there an empty list counts as missing.
+   */
+  listMissing(list: string, missing: boolean): string
   /** Each element `x` of `list` mapped by `map(x)`. */
   map(list: string, map: (x: string) => string): string
   /** The list itself, or a list of one NULL string when it is empty or NULL (each row keeps a label). */

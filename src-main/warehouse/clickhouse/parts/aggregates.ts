@@ -13,6 +13,8 @@ export const aggregates: AggregatesPart = {
     if (fn === 'max' || fn === 'min') return `if(countIf(isNotNull(${value}) AND (${condition})) = 0, NULL, ${fn}If(${value}, ${condition}))`
     return `${fn}If(${value}, ${condition})`
   },
+  // over no value: avg of a non-Nullable column is nan, sum/max/min of one 0 (18.16)
+  aggregate: (fn, value) => `if(count(${value}) = 0, NULL, ${fn}(${value}))`,
   withQueries: (queries, main) => {
     const byName = new Map<string, NamedQuery>(queries.map((q) => [q.name, q]))
     const from = (name: string): string => {

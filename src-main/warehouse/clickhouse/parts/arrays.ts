@@ -11,7 +11,11 @@ export const arrays: ArraysPart = {
   list: (items) => `[${items.join(', ')}]`,
   numberList: (placeholder) => `CAST(${placeholder} AS Array(Float64))`,
   hasAny: (list, items) => `hasAny(${list}, ${items})`,
-  some: (list, test) => `arrayExists(_uba_x -> ${test('_uba_x')}, ${list})`,
+  // a test of a Nullable element is Nullable, which 18.16's arrayExists refuses (error 43): a NULL
+  // test counts as false (DuckDB's list_bool_or skips it; all-NULL gives NULL there, 0 here)
+  some: (list, test) => `arrayExists(_uba_x -> ifNull(${test('_uba_x')}, 0), ${list})`,
+  // no Nullable(Array) on 18.16: a missing list is stored as [], the one value that stands for it
+  listMissing: (list, missing) => `${missing ? 'empty' : 'notEmpty'}(${list})`,
   map: (list, map) => `arrayMap(_uba_x -> ${map('_uba_x')}, ${list})`,
   // padding a Nullable list to one element adds a NULL (an if() of the two lists is refused by 18.16)
   orNullElement: (list) => `arrayResize(CAST(${list} AS Array(Nullable(String))), greatest(length(${list}), 1))`,

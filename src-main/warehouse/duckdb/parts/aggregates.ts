@@ -4,6 +4,7 @@ import type { AggregatesPart } from '../../parts/aggregates'
 export const aggregates: AggregatesPart = {
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => `${fn}(${value}) FILTER (WHERE ${condition})`,
+  aggregate: (fn, value) => `${fn}(${value})`,
   withQueries: (queries, main) =>
     `WITH ${queries.map((q) => `${q.name} AS ${q.materialized ? 'MATERIALIZED ' : ''}(${q.sql((name) => name)})`).join(', ')}${main((name) => name)}`,
   periodsAndWhole: (dims, period, items, from) => {

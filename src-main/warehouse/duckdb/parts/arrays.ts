@@ -6,6 +6,7 @@ export const arrays: ArraysPart = {
   numberList: (placeholder) => `${placeholder}::DOUBLE[]`,
   hasAny: (list, items) => `list_has_any(${list}, ${items})`,
   some: (list, test) => `list_bool_or(list_transform(${list}, x -> ${test('x')}))`,
+  listMissing: (list, missing) => `${list} IS ${missing ? '' : 'NOT '}NULL`,
   map: (list, map) => `list_transform(${list}, x -> ${map('x')})`,
   orNullElement: (list) => `CASE WHEN len(${list}) > 0 THEN ${list} ELSE [NULL::VARCHAR] END`,
   distinctElements: (list) => `list_distinct(${list})`,

@@ -7,5 +7,7 @@ export const query: QueryPart = {
   allColumnsBut: (row, except) => `${row}.* EXCLUDE (${except.join(', ')})`,
   tempTableAs: (name, select) => `CREATE OR REPLACE TEMP TABLE ${name} AS\n     ${select}`,
   tempTable: (name, columns) => `CREATE OR REPLACE TEMP TABLE ${name} (${columns.map(([c, t]) => `${c} ${DUCK_TYPES[t]}`).join(', ')})`,
+  eventRows: ({ rows = 'event_vd', joins = [], profile }) =>
+    [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join('\n        '),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT unnest($1::DOUBLE[])`,
 }
