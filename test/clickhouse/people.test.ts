@@ -62,6 +62,10 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
         { eventId: 'view', eventTime: '2024/01/01 23:30:00', properties: { price: 10 } },
       ])
     }
+    // a boolean and a datetime event property read as on DuckDB (ClickHouse stores 1 and epoch ms)
+    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/cohort/users/a/sequence', { fromDate: '2024-01-03', toDate: '2024-01-03' })) {
+      expect(answer.rows).toEqual([{ eventId: 'pay', eventTime: '2024/01/03 12:00:00', properties: { amount: 50, first: true, paid_at: '2024-01-03 12:00:05' } }])
+    }
     for (const answer of await askBoth(s, twins, 'POST', '/uba/api/users/sequence', { ...body, xwho: 'dan', events: ['view', 'pay'] })) {
       expect(answer.rows).toEqual([
         { eventId: 'pay', eventTime: '2024/01/02 12:00:00', properties: { amount: 7 } },
@@ -119,6 +123,18 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
     const [onDuck, onHouse] = await textOnBoth('/uba/api/distributions/users/export', { ...body, cell: { byValue: 'all', bucket: '[2,3)' }, properties: ['xwho', 'city'], format: 'csv' })
     expect(onHouse).toBe(onDuck)
     expect(onDuck).toBe('xwho,city,distinct_id\r\na,X,1\r\n')
+  })
+
+  it('finds the users behind a user-attribute row (by a user property), and exports them', async () => {
+    const body = { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, byFields: [{ expression: 'user.city' }] }
+    // profiles: a and e in X, b in Y
+    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/userAttributes/users', { ...body, cell: { byValue: ['X'] }, properties: ['xwho'] })) {
+      expect(answer).toMatchObject({ count: 2, size: 2 })
+      expect(answer.users.map((u: any) => u.xwho).sort()).toEqual(['a', 'e'])
+    }
+    const [onDuck, onHouse] = await textOnBoth('/uba/api/userAttributes/users/export', { ...body, cell: { byValue: ['Y'] }, properties: ['xwho', 'age'], format: 'csv' })
+    expect(onHouse).toBe(onDuck)
+    expect(onDuck).toBe('xwho,age,distinct_id\r\nb,20,3\r\n')
   })
 
   it('saves the users of a cell as a static cohort', async () => {

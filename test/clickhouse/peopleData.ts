@@ -2,7 +2,7 @@
  * The users of the cohort and people tests on both engines, in an Asia/Shanghai project (UTC+8):
  *
  *   a      profile city X, age 30, vip true, $signup_time 2023-12-31 09:30:05 (set 01-01 08:00)
- *          view 01-01 23:30 price 10 | view 01-02 00:30 price 20 (both 2024-01-01 in UTC) | pay 01-03 12:00 amount 50
+ *          view 01-01 23:30 price 10 | view 01-02 00:30 price 20 (both 2024-01-01 in UTC) | pay 01-03 12:00 amount 50, first true, paid_at 2024-01-03 12:00:05
  *   b      profile city Y, age 20; view 01-02 10:00 price 600
  *   c      no profile; view 01-03 09:00 price 800
  *   dan    anon-d viewed 01-01 10:00 price 5, then `$alias` dan <- anon-d (01-01 11:00); dan pay 01-02 12:00 amount 7
@@ -26,5 +26,5 @@ export const cohortData = [
   rec('b', 'view', '2024-01-02 10:00', { price: 600 }),
   rec('dan', 'pay', '2024-01-02 12:00', { amount: 7 }),
   rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
-  rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
+  rec('a', 'pay', '2024-01-03 12:00', { amount: 50, first: true, paid_at: '2024-01-03 12:00:05' }),
 ]
