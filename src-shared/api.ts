@@ -10037,7 +10037,11 @@ export interface paths {
                             id?: number;
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /**
+                             * @description 1 dynamic, 0 static.
+                             * @enum {integer}
+                             */
+                            dynamic?: 0 | 1;
                             /** @description Members at the last successful computation; null before the first. */
                             userNumber?: number | null;
                             /** @enum {string} */
@@ -10055,37 +10059,53 @@ export interface paths {
                             createdUser?: string;
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
-                            /** @description needMore only: the rule content, or "" for a file cohort. */
+                            /** @description needMore only: the rule content as stored, or "" for a file cohort. */
                             content?: {
                                 ruleGroup: {
                                     /**
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10106,10 +10126,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
@@ -10183,29 +10203,45 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 relation?: "AND" | "OR";
-                                rules: {
+                                rules: ({
                                     /**
-                                     * @description user: a profile property now; event: what the user did in a window of days.
+                                     * @description A user property, read from the profile now.
                                      * @enum {string}
                                      */
-                                    type: "user" | "event";
-                                    /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                    type: "user";
+                                    /** @description user.<propertyId>. */
                                     expression: string;
                                     /**
-                                     * @description Event rules only.
+                                     * @description An operator that fits the property's data type, in any letter case.
                                      * @enum {string}
                                      */
-                                    aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                    /**
-                                     * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                     * @enum {string}
-                                     */
-                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                    /** @description The operator's values (RANGE: two). */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                    /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                     params?: (string | number)[];
-                                    /** @description Event rules: [first day, last day], inclusive. */
+                                    aggregator?: never;
+                                } | {
+                                    /**
+                                     * @description What the user did in a window of days.
+                                     * @enum {string}
+                                     */
+                                    type: "event";
+                                    /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                    expression: string;
+                                    /**
+                                     * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                     * @enum {string}
+                                     */
+                                    aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                    /**
+                                     * @description A numeric operator compared with the count, in any letter case.
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                    /** @description The count to compare with (RANGE: low and high). */
+                                    params: number[];
+                                    /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                     eventAbsoluteTimeParams?: string[];
-                                    /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                    /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                     eventRelativeTimeParam?: string;
                                     /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                     filter?: {
@@ -10226,7 +10262,7 @@ export interface paths {
                                          */
                                         relation?: "AND" | "OR";
                                     };
-                                }[];
+                                })[];
                             }[];
                             /** @description Between the groups, left to right. */
                             relations?: ("AND" | "AND_NOT")[];
@@ -10246,7 +10282,8 @@ export interface paths {
                             /** @description c + id, e.g. c12: the code used in crowds and cohort/users. */
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /** @enum {integer} */
+                            dynamic?: 0 | 1;
                             /** @description yyyy-MM-dd HH:mm:ss, project time zone. */
                             createTime?: string;
                             /** @description The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case. */
@@ -10256,30 +10293,46 @@ export interface paths {
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10300,10 +10353,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             };
                         };
                     };
@@ -10388,7 +10441,11 @@ export interface paths {
                             id?: number;
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /**
+                             * @description 1 dynamic, 0 static.
+                             * @enum {integer}
+                             */
+                            dynamic?: 0 | 1;
                             /** @description Members at the last successful computation; null before the first. */
                             userNumber?: number | null;
                             /** @enum {string} */
@@ -10406,37 +10463,53 @@ export interface paths {
                             createdUser?: string;
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
-                            /** @description needMore only: the rule content, or "" for a file cohort. */
+                            /** @description needMore only: the rule content as stored, or "" for a file cohort. */
                             content?: {
                                 ruleGroup: {
                                     /**
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10457,10 +10530,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
