@@ -1242,51 +1242,51 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @description Display name, or null. */
-                            name?: string | null;
+                            name: string | null;
                             /** @description Remark, or null (UBA Desk addition to 2.8). */
-                            remark?: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /**
                              * @description 0: a hidden preset, used by the system only.
                              * @enum {integer}
                              */
-                            visible?: 0 | 1;
+                            visible: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /**
                              * @description 1 in the plan, 0 outside it.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description 1 data has reported, 0 not yet.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 a dictionary was uploaded.
                              * @enum {integer}
                              */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                             /**
                              * @description 1 values are masked globally.
                              * @enum {integer}
                              */
-                            masking?: 0 | 1;
+                            masking: 0 | 1;
                         }[];
                     };
                 };
@@ -1543,31 +1543,31 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
-                            remark?: string | null;
+                            id: string;
+                            name: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 in the plan, 0 outside it.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description 1 data has reported, 0 not yet.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @description Platforms that reported the event, comma separated; null while none did. */
-                            platform?: string | null;
+                            platform: string | null;
                         }[];
                     };
                 };
@@ -1814,49 +1814,49 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
-                            remark?: string | null;
+                            id: string;
+                            name: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /**
                              * @description 1 a common property every event carries, 0 defined by the event.
                              * @enum {integer}
                              */
-                            global?: 0 | 1;
+                            global: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /**
                              * @description The property on this event: 1 in the plan.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description The property on this event: 1 data of this event carried it.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 a dictionary was uploaded.
                              * @enum {integer}
                              */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                             /**
                              * @description 1 values are masked globally.
                              * @enum {integer}
                              */
-                            masking?: 0 | 1;
+                            masking: 0 | 1;
                         }[];
                     };
                 };
@@ -2014,21 +2014,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @enum {integer} */
-                            visible?: 0 | 1;
+                            visible: 0 | 1;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /** @enum {integer} */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                         }[];
                     };
                 };
@@ -2091,22 +2091,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
-                            remark?: string | null;
+                            enable: 0 | 1;
+                            remark: string | null;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
-                            platform?: string | null;
+                            preset: 0 | 1;
+                            platform: string | null;
                             /** @enum {string} */
-                            type?: "event" | "virtual";
-                            content?: {
-                                events?: {
-                                    expression?: string;
+                            type: "event" | "virtual";
+                            content: {
+                                events: {
+                                    /** @description event.<eventId> */
+                                    expression: string;
                                     /** @description Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}. */
                                     filter?: {
-                                        conditions?: {
+                                        conditions: {
                                             /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
                                             expression: string;
                                             /**
@@ -2115,17 +2116,17 @@ export interface paths {
                                              */
                                             function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
                                             /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
-                                            params?: (string | number)[];
+                                            params: (string | number)[];
                                         }[];
                                         /**
                                          * @description Between the conditions; default AND (any letter case).
                                          * @enum {string}
                                          */
-                                        relation?: "AND" | "OR";
+                                        relation: "AND" | "OR";
                                     };
                                 }[];
                                 /** @enum {string} */
-                                relation?: "OR";
+                                relation: "OR";
                             } | null;
                         }[];
                     };
@@ -2187,21 +2188,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @enum {integer} */
-                            global?: 0 | 1;
+                            global: 0 | 1;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /** @enum {integer} */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                         }[];
                     };
                 };
@@ -2361,7 +2362,24 @@ export interface paths {
                             /** @description event.<eventId> of a real event (not a virtual one, not $Anything). */
                             expression: string;
                             /** @description Optional filter (spec 2.7) on user properties and properties of that same event. */
-                            filter?: Record<string, never> | null;
+                            filter?: {
+                                conditions?: {
+                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                    expression: string;
+                                    /**
+                                     * @description An operator that fits the property's data type (any letter case).
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                    params?: (string | number)[];
+                                }[];
+                                /**
+                                 * @description Between the conditions; default AND (any letter case).
+                                 * @enum {string}
+                                 */
+                                relation?: "AND" | "OR";
+                            } | null;
                         }[];
                     };
                 };
@@ -2449,7 +2467,24 @@ export interface paths {
                             /** @description event.<eventId> of a real event (not a virtual one, not $Anything). */
                             expression: string;
                             /** @description Optional filter (spec 2.7) on user properties and properties of that same event. */
-                            filter?: Record<string, never> | null;
+                            filter?: {
+                                conditions?: {
+                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                    expression: string;
+                                    /**
+                                     * @description An operator that fits the property's data type (any letter case).
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                    params?: (string | number)[];
+                                }[];
+                                /**
+                                 * @description Between the conditions; default AND (any letter case).
+                                 * @enum {string}
+                                 */
+                                relation?: "AND" | "OR";
+                            } | null;
                         }[];
                     };
                 };
