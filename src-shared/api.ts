@@ -91,29 +91,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Project identifier. */
-                            appKey?: string;
+                            appKey: string;
                             /** @description Display name. */
-                            cname?: string;
+                            cname: string;
                             /** @description Product version the project runs on. */
-                            version?: string;
+                            version: string;
                             /** @description Icon path; omitted unless a logo was uploaded. */
                             logo?: string;
                             /** @description Millisecond timestamp. */
-                            createTime?: number;
+                            createTime: number;
                             /** @description SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did. */
                             sdkBack?: string;
                             /** @description 1 normal, 2 deleted, 3 abnormal and unavailable. */
-                            status?: number;
+                            status: number;
                             /** @description Number of data storage partitions. */
-                            partitionNum?: number;
-                            /** @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
-                            stream?: number;
+                            partitionNum: number;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
                             /** @description IANA time zone in which days and weeks of this project are computed (UBA Desk addition). */
-                            timeZone?: string;
+                            timeZone: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
-                            collectorOrigins?: string[];
+                            collectorOrigins: string[];
                             /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
-                            warehouse?: {
+                            warehouse: {
                                 /** @enum {string} */
                                 engine: "duckdb" | "clickhouse";
                                 /** @description ClickHouse only: the server's HTTP address. */
@@ -124,7 +127,7 @@ export interface paths {
                                 user?: string;
                             };
                             /** @description The project API token. */
-                            normalToken?: string;
+                            normalToken: string;
                         }[];
                     };
                 };
@@ -206,8 +209,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            appKey?: string;
-                            success?: number;
+                            appKey: string;
+                            /** @enum {integer} */
+                            success: 0;
                         };
                     };
                 };
@@ -285,29 +289,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Project identifier. */
-                            appKey?: string;
+                            appKey: string;
                             /** @description Display name. */
-                            cname?: string;
+                            cname: string;
                             /** @description Product version the project runs on. */
-                            version?: string;
+                            version: string;
                             /** @description Icon path; omitted unless a logo was uploaded. */
                             logo?: string;
                             /** @description Millisecond timestamp. */
-                            createTime?: number;
+                            createTime: number;
                             /** @description SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did. */
                             sdkBack?: string;
                             /** @description 1 normal, 2 deleted, 3 abnormal and unavailable. */
-                            status?: number;
+                            status: number;
                             /** @description Number of data storage partitions. */
-                            partitionNum?: number;
-                            /** @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
-                            stream?: number;
+                            partitionNum: number;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
                             /** @description IANA time zone in which days and weeks of this project are computed (UBA Desk addition). */
-                            timeZone?: string;
+                            timeZone: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
-                            collectorOrigins?: string[];
+                            collectorOrigins: string[];
                             /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
-                            warehouse?: {
+                            warehouse: {
                                 /** @enum {string} */
                                 engine: "duckdb" | "clickhouse";
                                 /** @description ClickHouse only: the server's HTTP address. */
@@ -318,7 +325,7 @@ export interface paths {
                                 user?: string;
                             };
                             /** @description Creation has completed. */
-                            finish?: boolean;
+                            finish: boolean;
                         };
                     };
                 };
@@ -1162,14 +1169,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            appKey?: string;
-                            name?: string;
-                            timeZone?: string;
-                            stream?: number;
-                            events?: number;
-                            users?: number;
-                            firstDay?: string | null;
-                            lastDay?: string | null;
+                            appKey: string;
+                            name: string;
+                            timeZone: string;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
+                            events: number;
+                            users: number;
+                            firstDay: string | null;
+                            lastDay: string | null;
                         };
                     };
                 };
@@ -3245,42 +3256,71 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            format?: string;
-                            kind?: string;
-                            sheets?: string[] | null;
+                            /** @enum {string} */
+                            format: "json" | "csv" | "tsv" | "parquet" | "excel";
+                            /**
+                             * @description events or profiles for tabular files, records for SDK records (JSON).
+                             * @enum {string}
+                             */
+                            kind: "events" | "profiles" | "records";
+                            sheets: string[] | null;
                             /** @description CSV and TSV: the cell separator the file was read with. */
-                            delimiter?: string | null;
-                            /** @description CSV and TSV: the decimal mark numbers were read with. */
-                            decimal?: string | null;
-                            header?: string[] | null;
-                            mapping?: {
-                                [key: string]: unknown;
-                            } | null;
-                            mappingProblem?: string | null;
-                            properties?: {
-                                property?: string;
-                                type?: string;
-                                known?: boolean;
-                                target?: string;
-                            }[];
-                            rows?: {
-                                row?: number;
-                                xwho?: string | null;
-                                xwhat?: string | null;
-                                xwhen?: string | null;
-                                ds?: number | null;
+                            delimiter: string | null;
+                            /**
+                             * @description CSV and TSV: the decimal mark numbers were read with.
+                             * @enum {string|null}
+                             */
+                            decimal: "." | "," | null;
+                            header: string[] | null;
+                            /** @description Tabular files: the mapping used (the request's, completed by guesses from the header); null for other files. */
+                            mapping: {
+                                /** @description Column holding the user id. */
+                                xwho?: string;
+                                /** @description Column holding the event id. */
+                                xwhat?: string;
+                                /** @description One event id for every row (instead of xwhat). */
+                                event?: string;
+                                /** @description Column holding the time. */
+                                xwhen?: string;
+                                /** @description Column -> property id, or null to leave the column out. */
                                 properties?: {
+                                    [key: string]: string | null;
+                                };
+                                /** @description Property id -> type for new properties. */
+                                types?: {
+                                    [key: string]: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                                };
+                            } | null;
+                            /** @description What the mapping still lacks (tabular files), else null. */
+                            mappingProblem: string | null;
+                            properties: {
+                                property: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                                /** @description The plan knows it (its type is fixed). */
+                                known: boolean;
+                                /** @enum {string} */
+                                target: "event" | "user";
+                            }[];
+                            rows: {
+                                row: number;
+                                xwho: string | null;
+                                xwhat: string | null;
+                                /** @description yyyy-MM-dd HH:mm:ss.SSS in the project's time zone. */
+                                xwhen: string | null;
+                                ds: number | null;
+                                properties: {
                                     [key: string]: unknown;
                                 };
-                                problem?: {
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                problem: {
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 } | null;
                             }[];
-                            rowsChecked?: number;
-                            rowsRejected?: number;
-                            problems?: {
+                            rowsChecked: number;
+                            rowsRejected: number;
+                            problems: {
                                 row: number;
                                 property: string;
                                 value: string | null;
@@ -4468,12 +4508,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            listening?: boolean;
+                            listening: boolean;
                             /** @description The address listened on; 0.0.0.0 is every interface. */
-                            host?: string | null;
-                            port?: number | null;
+                            host: string | null;
+                            port: number | null;
                             /** @description The /up addresses to put into an SDK (one per network interface for 0.0.0.0). */
-                            urls?: string[];
+                            urls: string[];
                         };
                     };
                 };
@@ -4529,12 +4569,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            listening?: boolean;
+                            listening: boolean;
                             /** @description The address listened on; 0.0.0.0 is every interface. */
-                            host?: string | null;
-                            port?: number | null;
+                            host: string | null;
+                            port: number | null;
                             /** @description The /up addresses to put into an SDK (one per network interface for 0.0.0.0). */
-                            urls?: string[];
+                            urls: string[];
                         };
                     };
                 };
