@@ -29,6 +29,7 @@ const userRule = {
     // a user rule has no aggregator: typed clients get `never` (the server ignores one sent anyway)
     aggregator: false,
   },
+  examples: [{ type: 'user', expression: 'user.gender', function: 'EQ', params: ['female'] }],
 } as const
 
 /** A rule on what the user did: events (or distinct values of one of their properties) counted over days. */
@@ -45,6 +46,7 @@ const eventRule = {
     eventRelativeTimeParam: { type: 'string', description: '"<n>,<m>,day" or "<n> day"; one of the two windows is required.' },
     filter: filterRequest,
   },
+  examples: [{ type: 'event', expression: 'event.buy', aggregator: 'TOTAL_COUNT', function: 'GTE', params: [2], eventRelativeTimeParam: '29,0,day' }],
 } as const
 
 /** One rule of a group: a user property rule or an event rule, told apart by `type`. */
