@@ -1,7 +1,7 @@
 import type { AnalysisKind, DistributionResponse, FunnelsResponse, RetentionResponse, UserAttributesResponse } from '../../../api/analysis'
 import type { CellCoordinatesOf } from '../../../api/cellUsers'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
-import type { CellChoice, CellTarget } from './cellTarget'
+import type { CellChoice, CellTarget } from '../../../models/charts/cellTarget'
 
 /**
  * Which cells of the funnel, retention, distribution and user-attribute tables open their users,

@@ -1,5 +1,5 @@
-import type { AnalysisKind } from '../../../api/analysis'
-import type { CellCoordinatesOf } from '../../../api/cellUsers'
+import type { AnalysisKind } from '../../api/analysis'
+import type { CellCoordinatesOf } from '../../api/cellUsers'
 
 /**
  * A cell whose users the panel lists (POST /uba/api/{analysis}/users with the analysis body and
