@@ -11181,7 +11181,82 @@ export interface paths {
                             /** @description The creation or the latest version. */
                             updatedTime?: string;
                             /** @description The rules as stored ({value, content}), or null for a file tag. */
-                            rules?: unknown;
+                            rules?: {
+                                /** @description The value users matching this rule get (unless an earlier rule matched them). */
+                                value: string;
+                                /** @description Cohort rule content, see POST /uba/api/cohort. */
+                                content: {
+                                    ruleGroup: {
+                                        /**
+                                         * @description Between the rules of the group (default AND).
+                                         * @enum {string}
+                                         */
+                                        relation: "AND" | "OR";
+                                        rules: ({
+                                            /**
+                                             * @description A user property, read from the profile now.
+                                             * @enum {string}
+                                             */
+                                            type: "user";
+                                            /** @description user.<propertyId>. */
+                                            expression: string;
+                                            /**
+                                             * @description An operator that fits the property's data type, in any letter case.
+                                             * @enum {string}
+                                             */
+                                            function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                            /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
+                                            params?: (string | number)[];
+                                            aggregator?: never;
+                                        } | {
+                                            /**
+                                             * @description What the user did in a window of days.
+                                             * @enum {string}
+                                             */
+                                            type: "event";
+                                            /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                            expression: string;
+                                            /**
+                                             * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                             * @enum {string}
+                                             */
+                                            aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                            /**
+                                             * @description A numeric operator compared with the count, in any letter case.
+                                             * @enum {string}
+                                             */
+                                            function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                            /** @description The count to compare with (RANGE: low and high). */
+                                            params: number[];
+                                            /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
+                                            eventAbsoluteTimeParams?: string[];
+                                            /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
+                                            eventRelativeTimeParam?: string;
+                                            /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                            filter?: {
+                                                conditions?: {
+                                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                    expression: string;
+                                                    /**
+                                                     * @description An operator that fits the property's data type (any letter case).
+                                                     * @enum {string}
+                                                     */
+                                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                    params?: (string | number)[];
+                                                }[];
+                                                /**
+                                                 * @description Between the conditions; default AND (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                relation?: "AND" | "OR";
+                                            };
+                                        })[];
+                                    }[];
+                                    /** @description Between the groups, left to right. */
+                                    relations: ("AND" | "AND_NOT")[];
+                                };
+                            }[] | null;
                             versions?: {
                                 version?: number;
                                 /** @description Users with a value in this version. */
@@ -11233,7 +11308,82 @@ export interface paths {
                         /** @description Unique name in the project (in use: 501/50101). */
                         name: string;
                         /** @description 1-50 rules in priority order, each {value (1-200 characters), content (cohort rule content, see POST /uba/api/cohort)}. A malformed rule is a 400 naming its path, e.g. rules[1].content.ruleGroup[0].rules[0].function. */
-                        rules: Record<string, never>[];
+                        rules: {
+                            /** @description The value users matching this rule get (unless an earlier rule matched them). */
+                            value: string;
+                            /** @description Cohort rule content, see POST /uba/api/cohort. */
+                            content: {
+                                ruleGroup: {
+                                    /**
+                                     * @description Between the rules of the group (default AND).
+                                     * @enum {string}
+                                     */
+                                    relation?: "AND" | "OR";
+                                    rules: ({
+                                        /**
+                                         * @description A user property, read from the profile now.
+                                         * @enum {string}
+                                         */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
+                                        expression: string;
+                                        /**
+                                         * @description An operator that fits the property's data type, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
+                                        params?: (string | number)[];
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
+                                        eventAbsoluteTimeParams?: string[];
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
+                                        eventRelativeTimeParam?: string;
+                                        /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                        filter?: {
+                                            conditions?: {
+                                                /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                expression: string;
+                                                /**
+                                                 * @description An operator that fits the property's data type (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                params?: (string | number)[];
+                                            }[];
+                                            /**
+                                             * @description Between the conditions; default AND (any letter case).
+                                             * @enum {string}
+                                             */
+                                            relation?: "AND" | "OR";
+                                        };
+                                    })[];
+                                }[];
+                                /** @description Between the groups, left to right. */
+                                relations?: ("AND" | "AND_NOT")[];
+                            };
+                        }[];
                     };
                 };
             };
