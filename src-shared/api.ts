@@ -8719,9 +8719,13 @@ export interface paths {
                          */
                         kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
                         /** @description The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it. */
-                        request: Record<string, never>;
+                        request: {
+                            [key: string]: unknown;
+                        };
                         /** @description Free JSON for the chart (at most 256 KB); {} when not sent. */
-                        options?: Record<string, never>;
+                        options?: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -8912,9 +8916,13 @@ export interface paths {
                          */
                         kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
                         /** @description The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it. */
-                        request?: Record<string, never>;
+                        request?: {
+                            [key: string]: unknown;
+                        };
                         /** @description Free JSON for the chart (at most 256 KB); {} when not sent. */
-                        options?: Record<string, never>;
+                        options?: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
