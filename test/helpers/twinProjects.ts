@@ -15,7 +15,7 @@ import { eventually, type TestServer } from './server'
  * (issue 22), that is the honest way to give both engines the same rows.
  */
 
-export interface Twin {
+export type Twin = {
   appKey: string
   token: string
 }

@@ -13,9 +13,7 @@ import type { CellKind } from '../../warehouse/parts/typedReads'
 
 /** The staged columns (their names in file order) and what their cells hold. */
 export async function stagedColumns(conn: Warehouse): Promise<{ name: string; cells: CellKind }[]> {
-  const rows = await conn.rows(
-    "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
-  )
+  const rows = await conn.rows(conn.dialect.tempColumns('stage_rows'))
   return rows.map((r) => ({ name: String(r[0]), cells: conn.dialect.cellKindOf(String(r[1])) }))
 }
 
