@@ -2,6 +2,7 @@ import type { BoundValue } from './index'
 import type { AggregatesPart } from './parts/aggregates'
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
+import type { FunnelsPart } from './parts/funnels'
 import type { LoadsPart } from './parts/loads'
 import type { GeneratorPart } from './parts/generator'
 import type { ImportsPart } from './parts/imports'
@@ -28,7 +29,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart, FunnelsPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

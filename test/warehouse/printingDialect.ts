@@ -102,6 +102,12 @@ export const printingDialect: Dialect = {
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
+  labelWhere: (condition, label, list) => `if(${condition}, ${label}, ${list ? 'emptyArrayString()' : 'NULL'})`,
+  labelledRows: (q) => {
+    const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.counted('')})`
+    return `SELECT ${q.columns}, if(${q.counted('c.')}, indexOf(${labels}, c.lab) - 1, -1) AS li, NULL AS lab FROM (${q.rows}) AS c WHERE ${q.keep} UNION ALL SELECT ${q.dictionary}, n - 1, l FROM (SELECT ${labels} AS ls) ARRAY JOIN ls AS l, arrayEnumerate(ls) AS n`
+  },
+
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery

@@ -2,6 +2,7 @@ import type { Dialect } from '../dialect'
 import { aggregates } from './parts/aggregates'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
+import { funnels } from './parts/funnels'
 import { names } from './parts/names'
 import { notYet } from './parts/notYet'
 import { numbers } from './parts/numbers'
@@ -20,5 +21,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...notYet }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...notYet }
 }

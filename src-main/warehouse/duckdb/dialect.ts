@@ -1,6 +1,7 @@
 import type { Dialect } from '../dialect'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
+import { funnels } from './parts/funnels'
 import { loads } from './parts/loads'
 import { generator } from './parts/generator'
 import { imports } from './parts/imports'
@@ -19,4 +20,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads, ...funnels }
