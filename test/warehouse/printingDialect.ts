@@ -108,6 +108,10 @@ export const printingDialect: Dialect = {
     return `SELECT ${q.columns}, if(${q.counted('c.')}, indexOf(${labels}, c.lab) - 1, -1) AS li, NULL AS lab FROM (${q.rows}) AS c WHERE ${q.keep} UNION ALL SELECT ${q.dictionary}, n - 1, l FROM (SELECT ${labels} AS ls) ARRAY JOIN ls AS l, arrayEnumerate(ls) AS n`
   },
 
+  atFirstEver: (firstEver) => ({ join: `LEFT JOIN (${firstEver}) fe ON fe.distinct_id = e.distinct_id`, condition: 'e.xwhen = fe.first_at' }),
+  retentionCells: () => null,
+  retentionCellUsers: () => null,
+
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery

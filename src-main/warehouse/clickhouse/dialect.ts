@@ -8,6 +8,7 @@ import { notYet } from './parts/notYet'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { resultText } from './parts/resultText'
+import { retention } from './parts/retention'
 import { sample } from './parts/sample'
 import { tables } from './parts/tables'
 import { text } from './parts/text'
@@ -21,5 +22,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...notYet }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...retention, ...notYet }
 }
