@@ -102,6 +102,7 @@ export const printingDialect: Dialect = {
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
+  caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
   labelWhere: (condition, label, list) => `if(${condition}, ${label}, ${list ? 'emptyArrayString()' : 'NULL'})`,
   labelledRows: (q) => {
     const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.counted('')})`

@@ -66,7 +66,7 @@ function rowLabel(b: Breakdown, d: Dialect, p: SqlParams): string {
  * The steps an event matches as a bit mask (bit k: step k), by one CASE on the event name: on 10M
  * events, one comparison per step cost more than reading the rows (a CASE tests the name once per
  * branch until one matches). Inside each event's branch, a step's filter and a virtual event's
- * member filters gate the step's bit; $Anything steps apply to every row. Same bits as
+ * member filters gate the step's bit; $Anything steps apply to every row (d.caseOf: CASE x WHEN). Same bits as
  * COALESCE(eventSql(step) AND filterSql(step), false) for each step. `bits` gives each item's
  * value: 2^k for step k; an exclusion's spans above bit 32 (funnelRows.ts), in the same CASE.
  */
@@ -97,8 +97,8 @@ function maskSql(steps: FunnelStep[], bits: number[], scope: ExprScope, p: SqlPa
       branches.set(eventId, [...(branches.get(eventId) ?? []), bit(both(member, own), k)])
     }
   })
-  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${d.bitOr(ors)}`)
-  return d.bitOr([named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere])
+  const named = [...branches].map(([eventId, ors]): [string, string] => [p.add(eventId), d.bitOr(ors)])
+  return d.bitOr([named.length ? d.caseOf('e.xwhat', named, '0') : '0', ...anywhere])
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FunnelsPart } from '../../parts/funnels'
 
 /** The label dictionary is a named subquery numbered by row_number(), joined back to the rows. */
 export const funnels: FunnelsPart = {
+  caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
   labelWhere: (condition, label) => `CASE WHEN ${condition} THEN ${label} END`,
   labelledRows: (q) => `
     WITH cand AS (${q.rows}),
