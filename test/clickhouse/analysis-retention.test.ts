@@ -10,10 +10,10 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  *
  * Shanghai local times (UTC+8); initial event login, return event buy, DAY, 2024-01-01..03, duration 2:
  * r1 login 01-01 09:00 (ch web); buy 01-02 00:10 (ch web, amount 5; UTC still 01-01) -> from 01-01 at +1
- * r2 login 01-01 23:59 (ch app), buy at the same ms (no ch); login 01-02 10:00 (ch web);
- *    buy 01-04 10:00 (no ch)                                                           -> from 01-01 at +0; from 01-02 at +2
+ * r2 login 01-01 23:59 (ch app), buy at the same ms (no ch, amount 10); login 01-02 10:00 (ch web);
+ *    buy 01-04 10:00 (no ch, amount 20)                                                         -> from 01-01 at +0; from 01-02 at +2
  * r3 login 01-02 08:00 (ch app)                                                        -> never back
- * r4 login 2023-12-31 10:00 (its first ever); login 01-03 10:00 (ch web); buy 11:00 (ch app) -> from 01-03 at +0
+ * r4 login 2023-12-31 10:00 (its first ever); login 01-03 10:00 (ch web); buy 11:00 (ch app, amount 7) -> from 01-03 at +0
  * r5 buy 01-02 10:00                                                                   -> no login: in no cohort
  * The data ends 01-04: 01-03's +2 (01-05) is not observed yet (null).
  */
@@ -26,13 +26,13 @@ const lines = [
   rec('r1', 'login', '2024-01-01 09:00:00', { ch: 'web' }),
   rec('r1', 'buy', '2024-01-02 00:10:00', { ch: 'web', amount: 5 }),
   rec('r2', 'login', '2024-01-01 23:59:00', { ch: 'app' }),
-  rec('r2', 'buy', '2024-01-01 23:59:00'),
+  rec('r2', 'buy', '2024-01-01 23:59:00', { amount: 10 }),
   rec('r2', 'login', '2024-01-02 10:00:00', { ch: 'web' }),
-  rec('r2', 'buy', '2024-01-04 10:00:00'),
+  rec('r2', 'buy', '2024-01-04 10:00:00', { amount: 20 }),
   rec('r3', 'login', '2024-01-02 08:00:00', { ch: 'app' }),
   rec('r4', 'login', '2023-12-31 10:00:00'),
   rec('r4', 'login', '2024-01-03 10:00:00', { ch: 'web' }),
-  rec('r4', 'buy', '2024-01-03 11:00:00', { ch: 'app' }),
+  rec('r4', 'buy', '2024-01-03 11:00:00', { ch: 'app', amount: 7 }),
   rec('r5', 'buy', '2024-01-02 10:00:00'),
 ]
 
@@ -174,12 +174,23 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
     for (const [body, cell, users] of cases) expect(await listed(body, cell), JSON.stringify({ body, cell })).toEqual([users, users])
   })
 
-  it('answers 503 on ClickHouse for a retention measure (not built there yet), 200 on DuckDB', async () => {
-    const body = { ...base, measures: [{ expression: 'event.buy.amount', aggregator: 'SUM' }] }
-    const duck = await s.call('POST', '/uba/api/retentions/analyze', { headers: twins.duck, body })
-    const house = await s.call('POST', '/uba/api/retentions/analyze', { headers: twins.house, body })
-    expect(duck.status).toBe(200)
-    expect(house.status).toBe(503)
-    expect(house.body.msg).toContain('retention with a measure')
+  it('measures the returning buys: their amount summed, and per returning user', async () => {
+    const measures = async (aggregator: string) =>
+      (await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...base, measures: [{ expression: 'event.buy.amount', aggregator }] })).map((a) => a.rows.map((r: { measures: unknown }) => r.measures))
+    // pairs: 01-01 +0 r2 10, +1 r1 5; 01-02 +2 r2 20; 01-03 +0 r4 7
+    for (const rows of await measures('SUM')) expect(rows).toEqual([[17, 5, 20], [10, 5, 0], [0, 0, 20], [7, 0, null]])
+    for (const rows of await measures('AVG_PER')) expect(rows).toEqual([[8.5, 5, 20], [10, 5, null], [null, null, 20], [7, null, null]])
+  })
+
+  it('filters the initial event: only web logins start', async () => {
+    const firstEvent = { expression: 'event.login', filter: { conditions: [{ expression: 'event.login.ch', function: 'EQ', params: ['web'] }] } }
+    for (const rows of await retention({ firstEvent })) {
+      expect(rows).toEqual([
+        ['$ALL', 3, [1, 1, 1]],
+        [day('1'), 1, [0, 1, 0]],
+        [day('2'), 1, [0, 0, 1]],
+        [day('3'), 1, [1, 0, null]],
+      ])
+    }
   })
 })

@@ -282,7 +282,7 @@ function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlPar
 
 /** What an engine counting retention its own way needs to know of the request (parts/retention.ts). */
 function shapeOf(req: RetentionRequest): RetentionShape {
-  return { duration: req.duration, onOrAfter: req.mode === 'onOrAfter', side: req.breakdown ? (req.breakdown.side === 'return' ? 'return' : 'first') : null, measure: req.measure !== null }
+  return { duration: req.duration, onOrAfter: req.mode === 'onOrAfter', side: req.breakdown ? (req.breakdown.side === 'return' ? 'return' : 'first') : null, measure: req.measure?.aggregator ?? null }
 }
 
 /**

@@ -8,7 +8,8 @@ export interface RetentionShape {
   onOrAfter: boolean
   /** The side whose rows carry the breakdown label `d`: initial events, return events, or none. */
   side: 'first' | 'return' | null
-  measure: boolean
+  /** The measure's aggregator over the return events' values (scan column `v`; never with a breakdown or on or after). */
+  measure: 'SUM' | 'AVG' | 'MAX' | 'MIN' | 'REMOVE_DUMPLICATE' | 'AVG_PER' | null
 }
 
 /** One cell's users: period s (null: every period), label d (null: every label), offset k (null: the starters), returned or not. */
@@ -26,8 +27,8 @@ export interface RetentionPart {
    */
   atFirstEver(firstEver: string): { join: string; condition: string }
   /**
-   * The cells {s, d, k, n, m} counted from `scan` (rows uid, period, f, r[, d]) through each user's
-   * lists of initial and return periods; null where the domain's bitmaps and joins count them.
+   * The cells {s, d, k, n, m} counted from `scan` (rows uid, period, f, r[, d][, v]) in the
+   * engine's own way; null where the domain's bitmaps and joins count them.
    */
   retentionCells(scan: string, shape: RetentionShape, p: SqlParams): string | null
   /** The users (one column, each once) of a cell, in the same way; null as retentionCells. */

@@ -1,6 +1,6 @@
-import { engineUnavailable } from '../../../errors'
 import type { SqlParams } from '../../dialect'
 import type { RetentionPart, RetentionShape } from '../../parts/retention'
+import { measureCellsSql } from './retentionMeasure'
 
 /**
  * Retention from each user's lists of periods. DuckDB's form (bitmaps joined on a range of
@@ -18,8 +18,9 @@ import type { RetentionPart, RetentionShape } from '../../parts/retention'
  * The lists give every row of the answer from one scan. Lambdas take the initial period as an
  * argument (`arrayResize`), never by capture (18.16 cannot capture a column there).
  *
- * Each named step below is a subquery, inlined where it is read (no `WITH name AS (subquery)` on
- * 18.16): the scan is read once per row kind of the answer.
+ * A measure needs each (user, return period)'s values: retentionMeasure.ts. Each named step below
+ * is a subquery, inlined where it is read (no `WITH name AS (subquery)` on 18.16): the scan is
+ * read once per row kind of the answer.
  */
 
 const NULLS = { s: 'CAST(NULL AS Nullable(Int64))', d: 'CAST(NULL AS Nullable(String))', k: 'CAST(NULL AS Nullable(Int64))', m: 'CAST(NULL AS Nullable(Float64))' }
@@ -67,7 +68,7 @@ export const retention: RetentionPart = {
   atFirstEver: (firstEver) => ({ join: '', condition: `(e.distinct_id, e.xwhen) IN (SELECT distinct_id, first_at FROM (${firstEver}))` }),
 
   retentionCells: (scan, shape, p) => {
-    if (shape.measure) throw engineUnavailable("the project's ClickHouse server cannot run this request yet: retention with a measure")
+    if (shape.measure) return measureCellsSql(scan, shape, p, NULLS)
     const users = 'uniqExact(uid)'
     const all = `SELECT ${NULLS.s} AS s, ${NULLS.d} AS d, ${NULLS.k} AS k, ${users} AS n, ${NULLS.m} AS m FROM (${starts(scan, shape)})`
     const byK = `SELECT NULL, NULL, k, ${users}, NULL FROM (${pairs(scan, shape, p)}) GROUP BY k`
