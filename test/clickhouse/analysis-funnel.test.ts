@@ -1,5 +1,6 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setSetting } from '../../src-main/domain/platform/settings'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 import { startTestServer, type TestServer } from '../helpers/server'
 import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
@@ -92,6 +93,10 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
     for (const answer of await funnel({ steps })) expect(counts(answer.rows[0])).toEqual([[3, 3, 0, 0], [3, 3, 0, 0], [2, 2, 0, 0]])
   })
 
+  it('takes any event as a step ($Anything): u3\'s share, u5\'s leave; u6 has nothing after its view', async () => {
+    for (const answer of await funnel({ steps: [{ expression: 'event.view' }, { expression: 'event.$Anything' }] })) expect(counts(answer.rows[0])).toEqual([[6, 4, 1, 1], [5, 3, 1, 1]])
+  })
+
   it('breaks down by the entry\'s event property, most entered first, unknown for a view without src', async () => {
     for (const answer of await funnel({ byField: { expression: 'event.view.src' } })) {
       expect(answer.byValues).toEqual([-1, 'ad', 'unknown', 'seo'])
@@ -143,6 +148,23 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
       expect(answer.rows[0].previous.stepsDetail.map((x: { convertedUser: number[] }) => x.convertedUser)).toEqual([[1, 0, 0, 1], [1, 0, 0, 1], [0, 0, 0, 0]])
       expect(answer.rows[0].previous.medianConvertedTime[0].median).toEqual([7200, null, null, 7200])
       expect(counts(answer.rows[0])).toEqual([[6, 4, 1, 1], [5, 3, 1, 1], [2, 2, 0, 0]])
+    }
+  })
+
+  it('gives the same answer followed in parts of the users, each part with a label dictionary of its own', async () => {
+    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
+    try {
+      for (const answer of await funnel({ byField: { expression: 'event.view.src' } })) {
+        expect(answer.byValues).toEqual([-1, 'ad', 'unknown', 'seo'])
+        expect(answer.rows.map(counts)).toEqual([
+          [[6, 4, 1, 1], [5, 3, 1, 1], [2, 2, 0, 0]],
+          [[3, 3, 0, 0], [3, 3, 0, 0], [2, 2, 0, 0]],
+          [[2, 1, 0, 1], [1, 0, 0, 1], [0, 0, 0, 0]],
+          [[1, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 0]],
+        ])
+      }
+    } finally {
+      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 

@@ -131,6 +131,15 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
     }
   })
 
+  it('counts by week (Monday to Sunday): r4\'s Sunday 12-31 login is the week before', async () => {
+    for (const rows of await retention({ unit: 'WEEK', fromDate: '2024-01-01', toDate: '2024-01-07', duration: 1 })) {
+      expect(rows).toEqual([
+        ['$ALL', 4, [3, null]],
+        [day('1'), 4, [3, null]],
+      ])
+    }
+  })
+
   it('draws the curve from the same cells (percentages of the starters)', async () => {
     for (const rows of await retention({ retentionMode: 'onOrAfter' })) {
       const [all] = rows
