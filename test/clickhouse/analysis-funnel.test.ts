@@ -10,9 +10,9 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  * projects (`twinProjects`), the same requests, the same hand-computed answers, every option.
  *
  * Shanghai local times (UTC+8); funnel view -> cart -> pay, window 1 DAY, range 2024-01-01..03:
- * u1 view 01-01 10:00 (src ad, plan A), cart 10:05 (plan A), pay 10:10 (plan B)  -> 3 (300 s, 300 s)
+ * u1 view 01-01 10:00 (src ad, plan A, tags p q), cart 10:05 (plan A), pay 10:10 (plan B)  -> 3 (300 s, 300 s)
  * u2 view 01-02 00:30 (src seo; UTC still 01-01), cart and leave at the same ms    -> 3? no pay: 2 (0 s), entry day 01-02
- * u3 view 01-01 12:00 (src ad), share 12:30, cart 13:00, pay 01-02 12:00:00.000   -> 3 (3600 s, 82800 s): the window's last ms
+ * u3 view 01-01 12:00 (src ad, tags p), share 12:30, cart 13:00, pay 01-02 12:00:00.000   -> 3 (3600 s, 82800 s): the window's last ms
  * u4 view 01-01 12:00 (src ad), cart 13:00, pay 01-02 12:00:00.001               -> 2 (3600 s): one ms too late
  * u5 view 01-03 09:00, leave 09:01, cart 09:02                                     -> 2 (120 s)
  * u6 cart 01-01 08:00, view 09:00                                                  -> 1 (in any order 2)
@@ -25,13 +25,13 @@ const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
 const lines = [
-  rec('u1', 'view', '2024-01-01 10:00:00', { src: 'ad', plan: 'A' }),
+  rec('u1', 'view', '2024-01-01 10:00:00', { src: 'ad', plan: 'A', tags: ['p', 'q'] }),
   rec('u1', 'cart', '2024-01-01 10:05:00', { plan: 'A' }),
   rec('u1', 'pay', '2024-01-01 10:10:00', { plan: 'B' }),
   rec('u2', 'view', '2024-01-02 00:30:00', { src: 'seo' }),
   rec('u2', 'cart', '2024-01-02 00:30:00'),
   rec('u2', 'leave', '2024-01-02 00:30:00'),
-  rec('u3', 'view', '2024-01-01 12:00:00', { src: 'ad' }),
+  rec('u3', 'view', '2024-01-01 12:00:00', { src: 'ad', tags: ['p'] }),
   rec('u3', 'share', '2024-01-01 12:30:00'),
   rec('u3', 'cart', '2024-01-01 13:00:00'),
   rec('u3', 'pay', '2024-01-02 12:00:00.000'),
@@ -105,6 +105,18 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
         [[3, 3, 0, 0], [3, 3, 0, 0], [2, 2, 0, 0]],
         [[2, 1, 0, 1], [1, 0, 0, 1], [0, 0, 0, 0]],
         [[1, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 0]],
+      ])
+    }
+  })
+
+  it('breaks down by each element of a list property (tags): u1 counts under p and q, views without tags are unknown', async () => {
+    for (const answer of await funnel({ byField: { expression: 'event.view.tags' } })) {
+      expect(answer.byValues).toEqual([-1, 'unknown', 'p', 'q'])
+      expect(answer.rows.map(counts)).toEqual([
+        [[6, 4, 1, 1], [5, 3, 1, 1], [2, 2, 0, 0]],
+        [[4, 2, 1, 1], [3, 1, 1, 1], [0, 0, 0, 0]],
+        [[2, 2, 0, 0], [2, 2, 0, 0], [2, 2, 0, 0]],
+        [[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]],
       ])
     }
   })

@@ -3,8 +3,8 @@ import type { FunnelsPart } from '../../parts/funnels'
 /**
  * 18.16 has neither window functions nor `WITH name AS (subquery)`, and its LEFT JOIN fills a
  * missing number with 0, not NULL (no join_use_nulls): the dictionary is the sorted array of the
- * distinct labels (`arraySort(groupUniqArray(lab))`, a scalar subquery), a row's number its label's
- * place there (`indexOf`, 0 when absent), the dictionary rows that array joined with its positions.
+ * distinct labels (`arraySort(groupUniqArray(lab))`), a row's number its label's place there (a
+ * scalar subquery's array, `transform`), the dictionary rows that array joined with its positions.
  * The candidate rows are read three times (no named subquery to compute once). A UNION ALL takes
  * the supertype of its branches, and there is none of NULL and a list: `[]` stands for no list.
  * Aliases are global to a SELECT on 18.16 (`NULL AS lab` would stand for `c.lab`): the rows' own
@@ -16,10 +16,17 @@ export const funnels: FunnelsPart = {
   // no Nullable(Array): a list label is never empty (an element-less value is ['unknown']), so [] is none
   labelWhere: (condition, label, list) => (list ? `if(${condition}, ${label}, emptyArrayString())` : `CASE WHEN ${condition} THEN ${label} END`),
   labelledRows: (q) => {
-    const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.list ? 'notEmpty(lab)' : 'isNotNull(lab)'} AND ${q.counted('')})`
+    const sorted = 'arraySort(groupUniqArray(lab))'
+    const from = `FROM (${q.rows}) WHERE ${q.list ? 'notEmpty(lab)' : 'isNotNull(lab)'} AND ${q.counted('')}`
+    // transform() maps through a hash of constant arrays; indexOf scans the array per row (10k
+    // labels over 1M rows: 0.65 s against 4.8 min, measured). It takes no lists: those by their text.
+    // nor empty arrays: with no label at all, a key no counted row can match (their labels are NULL)
+    const keys = `(SELECT if(empty(_uba_k), [''], _uba_k) FROM (SELECT ${q.list ? `arrayMap(_uba_l -> toString(_uba_l), ${sorted})` : sorted} AS _uba_k ${from}))`
+    const number = `toInt32(ifNull(transform(${q.list ? 'toString(c.lab)' : 'c.lab'}, _uba_keys, arrayEnumerate(_uba_keys), 0), 0)) - 1`
     return `
-    SELECT ${q.columns}, if(${q.counted('c.')}, toInt32(indexOf(${labels}, c.lab)) - 1, -1) AS li, ${q.list ? 'emptyArrayString()' : 'NULL'} AS _uba_lab FROM (${q.rows}) AS c WHERE ${q.keep}
+    WITH ${keys} AS _uba_keys
+    SELECT ${q.columns}, if(${q.counted('c.')}, ${number}, -1) AS li, ${q.list ? 'emptyArrayString()' : 'NULL'} AS _uba_lab FROM (${q.rows}) AS c WHERE ${q.keep}
     UNION ALL
-    SELECT ${q.dictionary}, toInt32(_uba_n - 1), _uba_lab FROM (SELECT ${labels} AS _uba_labs) ARRAY JOIN _uba_labs AS _uba_lab, arrayEnumerate(_uba_labs) AS _uba_n`
+    SELECT ${q.dictionary}, toInt32(_uba_n - 1), _uba_lab FROM (SELECT ${sorted} AS _uba_labs ${from}) ARRAY JOIN _uba_labs AS _uba_lab, arrayEnumerate(_uba_labs) AS _uba_n`
   },
 }
