@@ -104,6 +104,17 @@ export const printingDialect: Dialect = {
   eventRows: ({ rows = 'event_vd', joins = [], profile }) => [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join(' '),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
+  caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
+  labelWhere: (condition, label, list) => `if(${condition}, ${label}, ${list ? 'emptyArrayString()' : 'NULL'})`,
+  labelledRows: (q) => {
+    const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.counted('')})`
+    return `SELECT ${q.columns}, if(${q.counted('c.')}, indexOf(${labels}, c.lab) - 1, -1) AS li, NULL AS lab FROM (${q.rows}) AS c WHERE ${q.keep} UNION ALL SELECT ${q.dictionary}, n - 1, l FROM (SELECT ${labels} AS ls) ARRAY JOIN ls AS l, arrayEnumerate(ls) AS n`
+  },
+
+  atFirstEver: (firstEver) => ({ join: `LEFT JOIN (${firstEver}) fe ON fe.distinct_id = e.distinct_id`, condition: 'e.xwhen = fe.first_at' }),
+  retentionCells: () => null,
+  retentionCellUsers: () => null,
+
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery
