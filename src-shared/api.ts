@@ -91,29 +91,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Project identifier. */
-                            appKey?: string;
+                            appKey: string;
                             /** @description Display name. */
-                            cname?: string;
+                            cname: string;
                             /** @description Product version the project runs on. */
-                            version?: string;
+                            version: string;
                             /** @description Icon path; omitted unless a logo was uploaded. */
                             logo?: string;
                             /** @description Millisecond timestamp. */
-                            createTime?: number;
+                            createTime: number;
                             /** @description SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did. */
                             sdkBack?: string;
                             /** @description 1 normal, 2 deleted, 3 abnormal and unavailable. */
-                            status?: number;
+                            status: number;
                             /** @description Number of data storage partitions. */
-                            partitionNum?: number;
-                            /** @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
-                            stream?: number;
+                            partitionNum: number;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
                             /** @description IANA time zone in which days and weeks of this project are computed (UBA Desk addition). */
-                            timeZone?: string;
+                            timeZone: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
-                            collectorOrigins?: string[];
+                            collectorOrigins: string[];
                             /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
-                            warehouse?: {
+                            warehouse: {
                                 /** @enum {string} */
                                 engine: "duckdb" | "clickhouse";
                                 /** @description ClickHouse only: the server's HTTP address. */
@@ -124,7 +127,7 @@ export interface paths {
                                 user?: string;
                             };
                             /** @description The project API token. */
-                            normalToken?: string;
+                            normalToken: string;
                         }[];
                     };
                 };
@@ -206,8 +209,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            appKey?: string;
-                            success?: number;
+                            appKey: string;
+                            /** @enum {integer} */
+                            success: 0;
                         };
                     };
                 };
@@ -285,29 +289,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description Project identifier. */
-                            appKey?: string;
+                            appKey: string;
                             /** @description Display name. */
-                            cname?: string;
+                            cname: string;
                             /** @description Product version the project runs on. */
-                            version?: string;
+                            version: string;
                             /** @description Icon path; omitted unless a logo was uploaded. */
                             logo?: string;
                             /** @description Millisecond timestamp. */
-                            createTime?: number;
+                            createTime: number;
                             /** @description SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did. */
                             sdkBack?: string;
                             /** @description 1 normal, 2 deleted, 3 abnormal and unavailable. */
-                            status?: number;
+                            status: number;
                             /** @description Number of data storage partitions. */
-                            partitionNum?: number;
-                            /** @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
-                            stream?: number;
+                            partitionNum: number;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
                             /** @description IANA time zone in which days and weeks of this project are computed (UBA Desk addition). */
-                            timeZone?: string;
+                            timeZone: string;
                             /** @description Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it). */
-                            collectorOrigins?: string[];
+                            collectorOrigins: string[];
                             /** @description Where the project's events live (UBA Desk addition): the engine, and for ClickHouse the server, database and user. The password is never answered. */
-                            warehouse?: {
+                            warehouse: {
                                 /** @enum {string} */
                                 engine: "duckdb" | "clickhouse";
                                 /** @description ClickHouse only: the server's HTTP address. */
@@ -318,7 +325,7 @@ export interface paths {
                                 user?: string;
                             };
                             /** @description Creation has completed. */
-                            finish?: boolean;
+                            finish: boolean;
                         };
                     };
                 };
@@ -1162,14 +1169,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            appKey?: string;
-                            name?: string;
-                            timeZone?: string;
-                            stream?: number;
-                            events?: number;
-                            users?: number;
-                            firstDay?: string | null;
-                            lastDay?: string | null;
+                            appKey: string;
+                            name: string;
+                            timeZone: string;
+                            /**
+                             * @description Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.
+                             * @enum {integer}
+                             */
+                            stream: 0 | 1 | 2 | 3 | 5;
+                            events: number;
+                            users: number;
+                            firstDay: string | null;
+                            lastDay: string | null;
                         };
                     };
                 };
@@ -1242,51 +1253,51 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @description Display name, or null. */
-                            name?: string | null;
+                            name: string | null;
                             /** @description Remark, or null (UBA Desk addition to 2.8). */
-                            remark?: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /**
                              * @description 0: a hidden preset, used by the system only.
                              * @enum {integer}
                              */
-                            visible?: 0 | 1;
+                            visible: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /**
                              * @description 1 in the plan, 0 outside it.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description 1 data has reported, 0 not yet.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 a dictionary was uploaded.
                              * @enum {integer}
                              */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                             /**
                              * @description 1 values are masked globally.
                              * @enum {integer}
                              */
-                            masking?: 0 | 1;
+                            masking: 0 | 1;
                         }[];
                     };
                 };
@@ -1543,31 +1554,31 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
-                            remark?: string | null;
+                            id: string;
+                            name: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 in the plan, 0 outside it.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description 1 data has reported, 0 not yet.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @description Platforms that reported the event, comma separated; null while none did. */
-                            platform?: string | null;
+                            platform: string | null;
                         }[];
                     };
                 };
@@ -1814,49 +1825,49 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
-                            remark?: string | null;
+                            id: string;
+                            name: string | null;
+                            remark: string | null;
                             /**
                              * @description 1 enabled, 0 disabled.
                              * @enum {integer}
                              */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /**
                              * @description 1 a common property every event carries, 0 defined by the event.
                              * @enum {integer}
                              */
-                            global?: 0 | 1;
+                            global: 0 | 1;
                             /**
                              * @description 1 preset, 0 custom.
                              * @enum {integer}
                              */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /**
                              * @description The property on this event: 1 in the plan.
                              * @enum {integer}
                              */
-                            plan?: 0 | 1;
+                            plan: 0 | 1;
                             /**
                              * @description The property on this event: 1 data of this event carried it.
                              * @enum {integer}
                              */
-                            dataStatus?: 0 | 1;
+                            dataStatus: 0 | 1;
                             /**
                              * @description 1 a dictionary was uploaded.
                              * @enum {integer}
                              */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                             /**
                              * @description 1 values are masked globally.
                              * @enum {integer}
                              */
-                            masking?: 0 | 1;
+                            masking: 0 | 1;
                         }[];
                     };
                 };
@@ -2014,21 +2025,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @enum {integer} */
-                            visible?: 0 | 1;
+                            visible: 0 | 1;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /** @enum {integer} */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                         }[];
                     };
                 };
@@ -2091,22 +2102,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
-                            remark?: string | null;
+                            enable: 0 | 1;
+                            remark: string | null;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
-                            platform?: string | null;
+                            preset: 0 | 1;
+                            platform: string | null;
                             /** @enum {string} */
-                            type?: "event" | "virtual";
-                            content?: {
-                                events?: {
-                                    expression?: string;
+                            type: "event" | "virtual";
+                            content: {
+                                events: {
+                                    /** @description event.<eventId> */
+                                    expression: string;
                                     /** @description Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}. */
                                     filter?: {
-                                        conditions?: {
+                                        conditions: {
                                             /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
                                             expression: string;
                                             /**
@@ -2115,17 +2127,17 @@ export interface paths {
                                              */
                                             function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
                                             /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
-                                            params?: (string | number)[];
+                                            params: (string | number)[];
                                         }[];
                                         /**
                                          * @description Between the conditions; default AND (any letter case).
                                          * @enum {string}
                                          */
-                                        relation?: "AND" | "OR";
+                                        relation: "AND" | "OR";
                                     };
                                 }[];
                                 /** @enum {string} */
-                                relation?: "OR";
+                                relation: "OR";
                             } | null;
                         }[];
                     };
@@ -2187,21 +2199,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
-                            name?: string | null;
+                            id: string;
+                            name: string | null;
                             /** @enum {integer} */
-                            enable?: 0 | 1;
+                            enable: 0 | 1;
                             /** @enum {integer} */
-                            global?: 0 | 1;
+                            global: 0 | 1;
                             /** @enum {integer} */
-                            preset?: 0 | 1;
+                            preset: 0 | 1;
                             /**
                              * @description string, number, boolean, datetime or array<string>.
                              * @enum {string}
                              */
-                            dataType?: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                            dataType: "string" | "number" | "boolean" | "datetime" | "array<string>";
                             /** @enum {integer} */
-                            dict?: 0 | 1;
+                            dict: 0 | 1;
                         }[];
                     };
                 };
@@ -2361,7 +2373,24 @@ export interface paths {
                             /** @description event.<eventId> of a real event (not a virtual one, not $Anything). */
                             expression: string;
                             /** @description Optional filter (spec 2.7) on user properties and properties of that same event. */
-                            filter?: Record<string, never> | null;
+                            filter?: {
+                                conditions?: {
+                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                    expression: string;
+                                    /**
+                                     * @description An operator that fits the property's data type (any letter case).
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                    params?: (string | number)[];
+                                }[];
+                                /**
+                                 * @description Between the conditions; default AND (any letter case).
+                                 * @enum {string}
+                                 */
+                                relation?: "AND" | "OR";
+                            } | null;
                         }[];
                     };
                 };
@@ -2449,7 +2478,24 @@ export interface paths {
                             /** @description event.<eventId> of a real event (not a virtual one, not $Anything). */
                             expression: string;
                             /** @description Optional filter (spec 2.7) on user properties and properties of that same event. */
-                            filter?: Record<string, never> | null;
+                            filter?: {
+                                conditions?: {
+                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                    expression: string;
+                                    /**
+                                     * @description An operator that fits the property's data type (any letter case).
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                    params?: (string | number)[];
+                                }[];
+                                /**
+                                 * @description Between the conditions; default AND (any letter case).
+                                 * @enum {string}
+                                 */
+                                relation?: "AND" | "OR";
+                            } | null;
                         }[];
                     };
                 };
@@ -3210,42 +3256,71 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            format?: string;
-                            kind?: string;
-                            sheets?: string[] | null;
+                            /** @enum {string} */
+                            format: "json" | "csv" | "tsv" | "parquet" | "excel";
+                            /**
+                             * @description events or profiles for tabular files, records for SDK records (JSON).
+                             * @enum {string}
+                             */
+                            kind: "events" | "profiles" | "records";
+                            sheets: string[] | null;
                             /** @description CSV and TSV: the cell separator the file was read with. */
-                            delimiter?: string | null;
-                            /** @description CSV and TSV: the decimal mark numbers were read with. */
-                            decimal?: string | null;
-                            header?: string[] | null;
-                            mapping?: {
-                                [key: string]: unknown;
-                            } | null;
-                            mappingProblem?: string | null;
-                            properties?: {
-                                property?: string;
-                                type?: string;
-                                known?: boolean;
-                                target?: string;
-                            }[];
-                            rows?: {
-                                row?: number;
-                                xwho?: string | null;
-                                xwhat?: string | null;
-                                xwhen?: string | null;
-                                ds?: number | null;
+                            delimiter: string | null;
+                            /**
+                             * @description CSV and TSV: the decimal mark numbers were read with.
+                             * @enum {string|null}
+                             */
+                            decimal: "." | "," | null;
+                            header: string[] | null;
+                            /** @description Tabular files: the mapping used (the request's, completed by guesses from the header); null for other files. */
+                            mapping: {
+                                /** @description Column holding the user id. */
+                                xwho?: string;
+                                /** @description Column holding the event id. */
+                                xwhat?: string;
+                                /** @description One event id for every row (instead of xwhat). */
+                                event?: string;
+                                /** @description Column holding the time. */
+                                xwhen?: string;
+                                /** @description Column -> property id, or null to leave the column out. */
                                 properties?: {
+                                    [key: string]: string | null;
+                                };
+                                /** @description Property id -> type for new properties. */
+                                types?: {
+                                    [key: string]: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                                };
+                            } | null;
+                            /** @description What the mapping still lacks (tabular files), else null. */
+                            mappingProblem: string | null;
+                            properties: {
+                                property: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "boolean" | "datetime" | "array<string>";
+                                /** @description The plan knows it (its type is fixed). */
+                                known: boolean;
+                                /** @enum {string} */
+                                target: "event" | "user";
+                            }[];
+                            rows: {
+                                row: number;
+                                xwho: string | null;
+                                xwhat: string | null;
+                                /** @description yyyy-MM-dd HH:mm:ss.SSS in the project's time zone. */
+                                xwhen: string | null;
+                                ds: number | null;
+                                properties: {
                                     [key: string]: unknown;
                                 };
-                                problem?: {
-                                    property?: string;
-                                    value?: string | null;
-                                    reason?: string;
+                                problem: {
+                                    property: string;
+                                    value: string | null;
+                                    reason: string;
                                 } | null;
                             }[];
-                            rowsChecked?: number;
-                            rowsRejected?: number;
-                            problems?: {
+                            rowsChecked: number;
+                            rowsRejected: number;
+                            problems: {
                                 row: number;
                                 property: string;
                                 value: string | null;
@@ -4433,12 +4508,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            listening?: boolean;
+                            listening: boolean;
                             /** @description The address listened on; 0.0.0.0 is every interface. */
-                            host?: string | null;
-                            port?: number | null;
+                            host: string | null;
+                            port: number | null;
                             /** @description The /up addresses to put into an SDK (one per network interface for 0.0.0.0). */
-                            urls?: string[];
+                            urls: string[];
                         };
                     };
                 };
@@ -4494,12 +4569,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            listening?: boolean;
+                            listening: boolean;
                             /** @description The address listened on; 0.0.0.0 is every interface. */
-                            host?: string | null;
-                            port?: number | null;
+                            host: string | null;
+                            port: number | null;
                             /** @description The /up addresses to put into an SDK (one per network interface for 0.0.0.0). */
-                            urls?: string[];
+                            urls: string[];
                         };
                     };
                 };
@@ -8644,9 +8719,13 @@ export interface paths {
                          */
                         kind: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
                         /** @description The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it. */
-                        request: Record<string, never>;
+                        request: {
+                            [key: string]: unknown;
+                        };
                         /** @description Free JSON for the chart (at most 256 KB); {} when not sent. */
-                        options?: Record<string, never>;
+                        options?: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -8837,9 +8916,13 @@ export interface paths {
                          */
                         kind?: "events" | "funnels" | "retentions" | "distributions" | "userAttributes";
                         /** @description The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it. */
-                        request?: Record<string, never>;
+                        request?: {
+                            [key: string]: unknown;
+                        };
                         /** @description Free JSON for the chart (at most 256 KB); {} when not sent. */
-                        options?: Record<string, never>;
+                        options?: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -10037,7 +10120,11 @@ export interface paths {
                             id?: number;
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /**
+                             * @description 1 dynamic, 0 static.
+                             * @enum {integer}
+                             */
+                            dynamic?: 0 | 1;
                             /** @description Members at the last successful computation; null before the first. */
                             userNumber?: number | null;
                             /** @enum {string} */
@@ -10055,37 +10142,53 @@ export interface paths {
                             createdUser?: string;
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
-                            /** @description needMore only: the rule content, or "" for a file cohort. */
+                            /** @description needMore only: the rule content as stored, or "" for a file cohort. */
                             content?: {
                                 ruleGroup: {
                                     /**
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10106,10 +10209,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
@@ -10183,29 +10286,45 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 relation?: "AND" | "OR";
-                                rules: {
+                                rules: ({
                                     /**
-                                     * @description user: a profile property now; event: what the user did in a window of days.
+                                     * @description A user property, read from the profile now.
                                      * @enum {string}
                                      */
-                                    type: "user" | "event";
-                                    /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                    type: "user";
+                                    /** @description user.<propertyId>. */
                                     expression: string;
                                     /**
-                                     * @description Event rules only.
+                                     * @description An operator that fits the property's data type, in any letter case.
                                      * @enum {string}
                                      */
-                                    aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                    /**
-                                     * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                     * @enum {string}
-                                     */
-                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                    /** @description The operator's values (RANGE: two). */
+                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                    /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                     params?: (string | number)[];
-                                    /** @description Event rules: [first day, last day], inclusive. */
+                                    aggregator?: never;
+                                } | {
+                                    /**
+                                     * @description What the user did in a window of days.
+                                     * @enum {string}
+                                     */
+                                    type: "event";
+                                    /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                    expression: string;
+                                    /**
+                                     * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                     * @enum {string}
+                                     */
+                                    aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                    /**
+                                     * @description A numeric operator compared with the count, in any letter case.
+                                     * @enum {string}
+                                     */
+                                    function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                    /** @description The count to compare with (RANGE: low and high). */
+                                    params: number[];
+                                    /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                     eventAbsoluteTimeParams?: string[];
-                                    /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                    /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                     eventRelativeTimeParam?: string;
                                     /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                     filter?: {
@@ -10226,7 +10345,7 @@ export interface paths {
                                          */
                                         relation?: "AND" | "OR";
                                     };
-                                }[];
+                                })[];
                             }[];
                             /** @description Between the groups, left to right. */
                             relations?: ("AND" | "AND_NOT")[];
@@ -10246,7 +10365,8 @@ export interface paths {
                             /** @description c + id, e.g. c12: the code used in crowds and cohort/users. */
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /** @enum {integer} */
+                            dynamic?: 0 | 1;
                             /** @description yyyy-MM-dd HH:mm:ss, project time zone. */
                             createTime?: string;
                             /** @description The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case. */
@@ -10256,30 +10376,46 @@ export interface paths {
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10300,10 +10436,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             };
                         };
                     };
@@ -10388,7 +10524,11 @@ export interface paths {
                             id?: number;
                             code?: string;
                             name?: string;
-                            dynamic?: number;
+                            /**
+                             * @description 1 dynamic, 0 static.
+                             * @enum {integer}
+                             */
+                            dynamic?: 0 | 1;
                             /** @description Members at the last successful computation; null before the first. */
                             userNumber?: number | null;
                             /** @enum {string} */
@@ -10406,37 +10546,53 @@ export interface paths {
                             createdUser?: string;
                             /** @description needMore only: the creation or the last successful computation. */
                             updatedTime?: string;
-                            /** @description needMore only: the rule content, or "" for a file cohort. */
+                            /** @description needMore only: the rule content as stored, or "" for a file cohort. */
                             content?: {
                                 ruleGroup: {
                                     /**
                                      * @description Between the rules of the group (default AND).
                                      * @enum {string}
                                      */
-                                    relation?: "AND" | "OR";
-                                    rules: {
+                                    relation: "AND" | "OR";
+                                    rules: ({
                                         /**
-                                         * @description user: a profile property now; event: what the user did in a window of days.
+                                         * @description A user property, read from the profile now.
                                          * @enum {string}
                                          */
-                                        type: "user" | "event";
-                                        /** @description user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE). */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
                                         expression: string;
                                         /**
-                                         * @description Event rules only.
+                                         * @description An operator that fits the property's data type, in any letter case.
                                          * @enum {string}
                                          */
-                                        aggregator?: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
-                                        /**
-                                         * @description An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.
-                                         * @enum {string}
-                                         */
-                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
-                                        /** @description The operator's values (RANGE: two). */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
                                         params?: (string | number)[];
-                                        /** @description Event rules: [first day, last day], inclusive. */
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
                                         eventAbsoluteTimeParams?: string[];
-                                        /** @description Event rules: "<n>,<m>,day" or "<n> day". */
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
                                         eventRelativeTimeParam?: string;
                                         /** @description Conditions on properties; {} (or no conditions) is no filter. */
                                         filter?: {
@@ -10457,10 +10613,10 @@ export interface paths {
                                              */
                                             relation?: "AND" | "OR";
                                         };
-                                    }[];
+                                    })[];
                                 }[];
                                 /** @description Between the groups, left to right. */
-                                relations?: ("AND" | "AND_NOT")[];
+                                relations: ("AND" | "AND_NOT")[];
                             } | "";
                             /** @description needMore only: why the last computation failed (status failed), else null. */
                             failReason?: string | null;
@@ -11033,7 +11189,82 @@ export interface paths {
                             /** @description The creation or the latest version. */
                             updatedTime?: string;
                             /** @description The rules as stored ({value, content}), or null for a file tag. */
-                            rules?: unknown;
+                            rules?: {
+                                /** @description The value users matching this rule get (unless an earlier rule matched them). */
+                                value: string;
+                                /** @description Cohort rule content, see POST /uba/api/cohort. */
+                                content: {
+                                    ruleGroup: {
+                                        /**
+                                         * @description Between the rules of the group (default AND).
+                                         * @enum {string}
+                                         */
+                                        relation: "AND" | "OR";
+                                        rules: ({
+                                            /**
+                                             * @description A user property, read from the profile now.
+                                             * @enum {string}
+                                             */
+                                            type: "user";
+                                            /** @description user.<propertyId>. */
+                                            expression: string;
+                                            /**
+                                             * @description An operator that fits the property's data type, in any letter case.
+                                             * @enum {string}
+                                             */
+                                            function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                            /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
+                                            params?: (string | number)[];
+                                            aggregator?: never;
+                                        } | {
+                                            /**
+                                             * @description What the user did in a window of days.
+                                             * @enum {string}
+                                             */
+                                            type: "event";
+                                            /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                            expression: string;
+                                            /**
+                                             * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                             * @enum {string}
+                                             */
+                                            aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                            /**
+                                             * @description A numeric operator compared with the count, in any letter case.
+                                             * @enum {string}
+                                             */
+                                            function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                            /** @description The count to compare with (RANGE: low and high). */
+                                            params: number[];
+                                            /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
+                                            eventAbsoluteTimeParams?: string[];
+                                            /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
+                                            eventRelativeTimeParam?: string;
+                                            /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                            filter?: {
+                                                conditions?: {
+                                                    /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                    expression: string;
+                                                    /**
+                                                     * @description An operator that fits the property's data type (any letter case).
+                                                     * @enum {string}
+                                                     */
+                                                    function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                    /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                    params?: (string | number)[];
+                                                }[];
+                                                /**
+                                                 * @description Between the conditions; default AND (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                relation?: "AND" | "OR";
+                                            };
+                                        })[];
+                                    }[];
+                                    /** @description Between the groups, left to right. */
+                                    relations: ("AND" | "AND_NOT")[];
+                                };
+                            }[] | null;
                             versions?: {
                                 version?: number;
                                 /** @description Users with a value in this version. */
@@ -11085,7 +11316,82 @@ export interface paths {
                         /** @description Unique name in the project (in use: 501/50101). */
                         name: string;
                         /** @description 1-50 rules in priority order, each {value (1-200 characters), content (cohort rule content, see POST /uba/api/cohort)}. A malformed rule is a 400 naming its path, e.g. rules[1].content.ruleGroup[0].rules[0].function. */
-                        rules: Record<string, never>[];
+                        rules: {
+                            /** @description The value users matching this rule get (unless an earlier rule matched them). */
+                            value: string;
+                            /** @description Cohort rule content, see POST /uba/api/cohort. */
+                            content: {
+                                ruleGroup: {
+                                    /**
+                                     * @description Between the rules of the group (default AND).
+                                     * @enum {string}
+                                     */
+                                    relation?: "AND" | "OR";
+                                    rules: ({
+                                        /**
+                                         * @description A user property, read from the profile now.
+                                         * @enum {string}
+                                         */
+                                        type: "user";
+                                        /** @description user.<propertyId>. */
+                                        expression: string;
+                                        /**
+                                         * @description An operator that fits the property's data type, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT";
+                                        /** @description The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none). */
+                                        params?: (string | number)[];
+                                        aggregator?: never;
+                                    } | {
+                                        /**
+                                         * @description What the user did in a window of days.
+                                         * @enum {string}
+                                         */
+                                        type: "event";
+                                        /** @description event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything. */
+                                        expression: string;
+                                        /**
+                                         * @description TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).
+                                         * @enum {string}
+                                         */
+                                        aggregator: "TOTAL_COUNT" | "REMOVE_DUMPLICATE";
+                                        /**
+                                         * @description A numeric operator compared with the count, in any letter case.
+                                         * @enum {string}
+                                         */
+                                        function: "EQ" | "NOT_EQ" | "GT" | "GTE" | "LT" | "LTE" | "RANGE";
+                                        /** @description The count to compare with (RANGE: low and high). */
+                                        params: number[];
+                                        /** @description [first day, last day], inclusive; wins over eventRelativeTimeParam. */
+                                        eventAbsoluteTimeParams?: string[];
+                                        /** @description "<n>,<m>,day" or "<n> day"; one of the two windows is required. */
+                                        eventRelativeTimeParam?: string;
+                                        /** @description Conditions on properties; {} (or no conditions) is no filter. */
+                                        filter?: {
+                                            conditions?: {
+                                                /** @description event.<eventId>.<propertyId> or user.<propertyId>. */
+                                                expression: string;
+                                                /**
+                                                 * @description An operator that fits the property's data type (any letter case).
+                                                 * @enum {string}
+                                                 */
+                                                function: "EQ" | "NOT_EQ" | "CONTAIN" | "NOT_CONTAIN" | "NULL" | "NOT_NULL" | "GT" | "GTE" | "LT" | "LTE" | "RANGE" | "TRUE" | "FALSE" | "ABSOLUTE_TIME" | "RELATIVE_TIME_OF_CUURENT" | "RELATIVE_TIME_RANGE_CUURENT" | "RELATIVE_TIME_OF_EVENT";
+                                                /** @description The operator's values: numbers for a number property (decimal strings are read as numbers), strings otherwise; times as "yyyy/MM/dd HH:mm"; relative times as [n, unit, "within" | "before"] or [from, to, unit]. */
+                                                params?: (string | number)[];
+                                            }[];
+                                            /**
+                                             * @description Between the conditions; default AND (any letter case).
+                                             * @enum {string}
+                                             */
+                                            relation?: "AND" | "OR";
+                                        };
+                                    })[];
+                                }[];
+                                /** @description Between the groups, left to right. */
+                                relations?: ("AND" | "AND_NOT")[];
+                            };
+                        }[];
                     };
                 };
             };

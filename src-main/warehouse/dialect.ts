@@ -2,6 +2,8 @@ import type { BoundValue } from './index'
 import type { AggregatesPart } from './parts/aggregates'
 import type { ArraysPart } from './parts/arrays'
 import type { CustomSqlPart } from './parts/customSql'
+import type { FilesPart } from './parts/files'
+import type { FunnelsPart } from './parts/funnels'
 import type { LoadsPart } from './parts/loads'
 import type { GeneratorPart } from './parts/generator'
 import type { ImportsPart } from './parts/imports'
@@ -11,6 +13,7 @@ import type { OutcomesPart } from './parts/outcomes'
 import type { QueryPart } from './parts/query'
 import type { RecordsPart } from './parts/records'
 import type { ResultTextPart } from './parts/resultText'
+import type { RetentionPart } from './parts/retention'
 import type { SamplePart } from './parts/sample'
 import type { TablesPart } from './parts/tables'
 import type { TextPart } from './parts/text'
@@ -29,7 +32,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart, OutcomesPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart, FilesPart, FunnelsPart, RetentionPart, OutcomesPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

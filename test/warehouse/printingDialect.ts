@@ -105,6 +105,17 @@ export const printingDialect: Dialect = {
   eventRows: ({ rows = 'event_vd', joins = [], profile }) => [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join(' '),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
+  caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
+  labelWhere: (condition, label, list) => `if(${condition}, ${label}, ${list ? 'emptyArrayString()' : 'NULL'})`,
+  labelledRows: (q) => {
+    const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.counted('')})`
+    return `SELECT ${q.columns}, if(${q.counted('c.')}, indexOf(${labels}, c.lab) - 1, -1) AS li, NULL AS lab FROM (${q.rows}) AS c WHERE ${q.keep} UNION ALL SELECT ${q.dictionary}, n - 1, l FROM (SELECT ${labels} AS ls) ARRAY JOIN ls AS l, arrayEnumerate(ls) AS n`
+  },
+
+  atFirstEver: (firstEver) => ({ join: `LEFT JOIN (${firstEver}) fe ON fe.distinct_id = e.distinct_id`, condition: 'e.xwhen = fe.first_at' }),
+  retentionCells: () => null,
+  retentionCellUsers: () => null,
+
   truth: (value) => (value ? 'true' : 'false'),
   aggregateWhere: (fn, value, condition) => ifWhere(fn, value === '*' ? '' : value, condition).replace('(, ', '('),
   // every name inlined as its subquery
@@ -216,6 +227,7 @@ export const printingDialect: Dialect = {
   cellText: (raw, kind) => (kind === 'text' ? raw : `toString(${raw})`),
   fromCell: (raw, kind, type) => ({ value: kind === 'text' ? `accurateCastOrNull(nullIf(${raw}, ''), '${TYPES[type]}')` : `CAST(${raw}, '${TYPES[type]}')`, misfit: (v) => `(${raw} IS NOT NULL AND ${v} IS NULL)` }),
   eventTimeOfCell: (raw) => `parseDateTime64BestEffortOrNull(toString(${raw}), 3)`,
+  loadTime: () => 'now64(3)',
   fromText: (raw, type) => ({ value: `accurateCastOrNull(nullIf(${raw}, ''), '${TYPES[type]}')`, misfit: (v) => `(notEmpty(${raw}) AND ${v} IS NULL)` }),
   fromJsonText: (text, type) => ({ value: `JSONExtract(${text}, 'Nullable(${TYPES[type]})')`, misfit: (v) => `(${text} IS NOT NULL AND ${v} IS NULL)` }),
   eventTime: (raw, trim) => `parseDateTime64BestEffortOrNull(${trim ? `trimBoth(${raw})` : raw}, 3)`,
@@ -224,6 +236,18 @@ export const printingDialect: Dialect = {
   jsonTextIsNumber: (text) => `isValidJSON(${text}) AND JSONType(${text}) IN ('Int64', 'UInt64', 'Double')`,
   jsonTextIsInteger: (text) => `match(${text}, '^-?[0-9]+$')`,
   jsonTextString: (text) => `JSONExtract(${text}, 'Nullable(String)')`,
+
+  jsonArrayLines: (file, gzip) => `SELECT json AS line FROM file('${file}', 'JSONAsString', 'json String'${gzip ? ", 'gzip'" : ''})`,
+  fileLines: (file, r) => `SELECT line FROM file('${file}', 'LineAsString', 'line String'${r.gzip ? ", 'gzip'" : ''})`,
+  delimitedFile: (file, r) => `file('${file}', '${r.delimiter === '\t' ? 'TSVWithNames' : 'CSVWithNames'}')`,
+  firstRejectedLine: (rejects) => `SELECT line, text, message FROM ${rejects.errors} ORDER BY line LIMIT 1`,
+  rejectedLine: (row) => ({ line: row.line, text: String(row.text), cells: null, encoding: false, message: String(row.message) }),
+  parquetFile: (file) => `file('${file}', 'Parquet')`,
+  describeColumns: (select) => `DESCRIBE (${select})`,
+  cellAsText: (column, engineType) => (/^(Array|Tuple|Map)\(/.test(engineType) ? `toJSONString(${column})` : `toString(${column})`),
+  tempColumns: (name) => `SELECT name, type FROM system.columns WHERE database = '' AND table = '${name}' ORDER BY position`,
+  insertionOrder: () => [],
+  defaultInsertionOrder: () => [],
   // the outcomes table as ClickHouse writes it (no printed form of its own)
   ...clickhouseOutcomes,
 }

@@ -66,20 +66,21 @@ function rowLabel(b: Breakdown, d: Dialect, p: SqlParams): string {
  * The steps an event matches as a bit mask (bit k: step k), by one CASE on the event name: on 10M
  * events, one comparison per step cost more than reading the rows (a CASE tests the name once per
  * branch until one matches). Inside each event's branch, a step's filter and a virtual event's
- * member filters gate the step's bit; $Anything steps apply to every row. Same bits as
+ * member filters gate the step's bit; $Anything steps apply to every row (d.caseOf: CASE x WHEN). Same bits as
  * COALESCE(eventSql(step) AND filterSql(step), false) for each step. `bits` gives each item's
  * value: 2^k for step k; an exclusion's spans above bit 32 (funnelRows.ts), in the same CASE.
  */
 function maskSql(steps: FunnelStep[], bits: number[], scope: ExprScope, p: SqlParams): string {
   const d = scope.dialect
   const type = bits.some((b) => b >= 2 ** 31) ? 'bigint' : 'integer'
+  const always = d.truth(true)
   const bit = (condition: string, k: number) => {
-    if (condition === 'true') return String(bits[k])
+    if (condition === always) return String(bits[k])
     const shift = Math.log2(bits[k])
-    const flag = d.cast(`COALESCE(${condition}, false)`, type)
+    const flag = d.cast(`COALESCE(${condition}, ${d.truth(false)})`, type)
     return Number.isInteger(shift) ? `(${d.shiftLeft(flag, shift)})` : `(${flag} * ${bits[k]})`
   }
-  const both = (a: string, b: string) => (a === 'true' ? b : b === 'true' ? a : `(${a}) AND (${b})`)
+  const both = (a: string, b: string) => (a === always ? b : b === always ? a : `(${a}) AND (${b})`)
   const branches = new Map<string, string[]>()
   const anywhere: string[] = []
   steps.forEach((step, k) => {
@@ -92,12 +93,12 @@ function maskSql(steps: FunnelStep[], bits: number[], scope: ExprScope, p: SqlPa
     const members = new Map<string, string[]>()
     for (const m of step.event.members) members.set(m.eventId, [...(members.get(m.eventId) ?? []), filterSql(m.filter, scope, p)])
     for (const [eventId, filters] of members) {
-      const member = filters.includes('true') ? 'true' : filters.map((f) => `(${f})`).join(' OR ')
+      const member = filters.includes(always) ? always : filters.map((f) => `(${f})`).join(' OR ')
       branches.set(eventId, [...(branches.get(eventId) ?? []), bit(both(member, own), k)])
     }
   })
-  const named = [...branches].map(([eventId, ors]) => `WHEN ${p.add(eventId)} THEN ${d.bitOr(ors)}`)
-  return d.bitOr([named.length ? `CASE e.xwhat ${named.join(' ')} ELSE 0 END` : '0', ...anywhere])
+  const named = [...branches].map(([eventId, ors]): [string, string] => [p.add(eventId), d.bitOr(ors)])
+  return d.bitOr([named.length ? d.caseOf('e.xwhat', named, '0') : '0', ...anywhere])
 }
 
 /**
@@ -141,7 +142,8 @@ export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, us
   const spans = q.exclusions.length > 0
   const mask = maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], scope, p)
   const step = q.byField ? labelStep(q) : null
-  const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, d, p) : `CASE WHEN ${d.bitAnd(`(${mask})`, 2 ** step)} <> 0 THEN ${rowLabel(q.byField!, d, p)} END`
+  const list = !!q.byField && q.byField.property.dataType === 'array<string>' && !q.byField.buckets
+  const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, d, p) : d.labelWhere(`${d.bitAnd(`(${mask})`, 2 ** step)} <> 0`, rowLabel(q.byField!, d, p), list)
   const fromDs = dsOf(q.fromDate)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN ${dayIndexSql(d)} - ${p.add(dayIndex(fromDs) - 1)} ELSE 0 END`
   const cand = `
@@ -156,13 +158,8 @@ export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, us
         AND ${filterSql(q.filter, scope, p)}`
   // in a strict order every other event comes too (no steps): it interrupts
   const md = `${d.cast(`(c.m + ${d.cast('c.col', 'bigint')} * ${2 ** STEP_BITS})`, 'number')} AS md`
-  const keep = q.order === 'STRICT' ? 'true' : 'c.m <> 0'
+  const keep = q.order === 'STRICT' ? d.truth(true) : 'c.m <> 0'
   if (!label) return `SELECT c.uid, c.t, ${md} FROM (${cand}) c WHERE ${keep}`
   const stepped = (m: string) => (spans ? `(${d.bitAnd(m, 2 ** STEP_BITS - 1)}) <> 0` : `${m} <> 0`)
-  return `
-    WITH cand AS (${cand}),
-    labs AS (SELECT lab, ${d.cast('(row_number() OVER (ORDER BY lab) - 1)', 'integer')} AS li FROM (SELECT DISTINCT lab FROM cand WHERE lab IS NOT NULL AND ${stepped('m')}))
-    SELECT c.uid, c.t, ${md}, CASE WHEN ${stepped('c.m')} THEN COALESCE(l.li, -1) ELSE -1 END AS li, NULL AS lab FROM cand c LEFT JOIN labs l ON l.lab = c.lab WHERE ${keep}
-    UNION ALL
-    SELECT -1, 0, 0, li, lab FROM labs`
+  return d.labelledRows({ rows: cand, counted: (at) => stepped(`${at}m`), columns: `c.uid, c.t, ${md}`, keep, dictionary: '-1, 0, 0', list })
 }

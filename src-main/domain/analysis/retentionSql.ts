@@ -7,6 +7,7 @@ import { crowdFilter, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import type { RetentionCellAt, RetentionShape } from '../../warehouse/parts/retention'
 
 /**
  * The SQL of retention. One scan of event_vd marks each event row as an initial event (`f`, only
@@ -59,12 +60,12 @@ export interface Cell {
  * start of the data is what puts a user who began before fromDate in no cohort.
  */
 function firstEverSql(env: AnalysisEnv, req: RetentionRequest, profile: boolean, p: SqlParams): string {
-  return `LEFT JOIN (
+  return `
           SELECT e.distinct_id, min(e.xwhen) AS first_at FROM event_vd e
           ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
           WHERE e.ds <= ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, env, p)} AND ${filterSql(req.firstEvent.filter, env, p)}
           GROUP BY e.distinct_id
-        ) fe ON fe.distinct_id = e.distinct_id`
+        `
 }
 
 function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
@@ -72,7 +73,8 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
   const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
   const profile = [...filters, req.filter].some(needsProfile) || (req.breakdown !== null && readsProfile([req.breakdown.by]))
   const firstProfile = [req.firstEvent.filter, ...req.firstEvent.event.members.map((m) => m.filter)].some(needsProfile)
-  const firstOnly = req.firstTime ? ' AND e.xwhen = fe.first_at' : ''
+  const firstEver = req.firstTime ? env.dialect.atFirstEver(firstEverSql(env, req, firstProfile, p)) : null
+  const firstOnly = firstEver ? ` AND ${firstEver.condition}` : ''
   const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, env, p)} AND ${filterSql(req.firstEvent.filter, env, p)}${firstOnly})`
   const back = `(${eventSql(req.secondEvent.event, env, p)} AND ${filterSql(req.secondEvent.filter, env, p)})`
   const d = env.dialect
@@ -81,7 +83,7 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
         SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
         FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds
         ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        ${req.firstTime ? firstEverSql(env, req, firstProfile, p) : ''}
+        ${firstEver ? firstEver.join : ''}
         WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
           AND ${samplingSql(req.sampling, d)}
           AND ${crowdFilter(req.crowds, d)}
@@ -278,13 +280,21 @@ function measureSql(scan: string, req: RetentionRequest, bits: number, p: SqlPar
     UNION ALL SELECT NULL, NULL, k, c, m FROM (${usersSql('pairs', ['k'], bits, p, d)}) JOIN (SELECT k, ${total} AS m FROM pairs GROUP BY k) USING (k)`
 }
 
+/** What an engine counting retention its own way needs to know of the request (parts/retention.ts). */
+function shapeOf(req: RetentionRequest): RetentionShape {
+  return { duration: req.duration, onOrAfter: req.mode === 'onOrAfter', side: req.breakdown ? (req.breakdown.side === 'return' ? 'return' : 'first') : null, measure: req.measure?.aggregator ?? null }
+}
+
 /**
- * The statement for a request: bitmaps for plain retention and for a breakdown with few labels
+ * The statement for a request: the engine's own where it has one (ClickHouse: per-user lists of
+ * periods, parts/retention.ts); else bitmaps for plain retention and for a breakdown with few labels
  * (`labels`: their bound, null when unknown), user-period pairs for a measure or other breakdowns.
  */
 export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, maxUserId: number, labels: number | null, p: SqlParams): string {
   const d = env.dialect
   const scan = scanSql(env, req, w, p)
+  const engine = d.retentionCells(scan, shapeOf(req), p)
+  if (engine !== null) return engine
   const periods = w.periods.length + req.duration
   if (req.breakdown) {
     const bitmaps = labels !== null && chunkBits(periods * labels, maxUserId) === FULL_CHUNK
@@ -295,12 +305,7 @@ export function retentionSql(env: AnalysisEnv, req: RetentionRequest, w: Retenti
 }
 
 /** One cell of the answer: period s (null: the $ALL row), label d (null: all values), offset k (null: totalPeople). */
-export interface CellAt {
-  s: number | null
-  d: string | null
-  k: number | null
-  returned: boolean
-}
+export type CellAt = RetentionCellAt
 
 /**
  * The users (`uid`, each once) of one cell, from the same scan and the same user-period pairs as
@@ -308,8 +313,11 @@ export interface CellAt {
  * those with a pair at k (returned) or without one (not returned).
  */
 export function cellUsersSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, cell: CellAt, p: SqlParams): string {
+  const scan = scanSql(env, req, w, p)
+  const engine = env.dialect.retentionCellUsers(scan, shapeOf(req), cell, p)
+  if (engine !== null) return engine
   const byReturn = req.breakdown?.side === 'return'
-  const base = pairsSql(scanSql(env, req, w, p), req, p, env.dialect, byReturn ? { columns: ['d'], names: ['d'], groups: ['d'] } : { columns: [], names: [], groups: [] })
+  const base = pairsSql(scan, req, p, env.dialect, byReturn ? { columns: ['d'], names: ['d'], groups: ['d'] } : { columns: [], names: [], groups: [] })
   const where = (own: boolean) => [
     cell.s === null ? 'true' : `s = ${p.add(cell.s)}`,
     cell.d === null || !own ? 'true' : `d = ${p.add(cell.d)}`,

@@ -30,9 +30,7 @@ export type OnPhase = (phase: Phase, rowsRead?: number) => void | Promise<void>
 
 /** Column names of the staged rows, in file order. */
 export async function stagedHeader(conn: Warehouse): Promise<string[]> {
-  const rows = await conn.rows(
-    "SELECT column_name FROM information_schema.columns WHERE table_catalog = 'temp' AND table_name = 'stage_rows' ORDER BY ordinal_position",
-  )
+  const rows = await conn.rows(conn.dialect.tempColumns('stage_rows'))
   return rows.map((r) => String(r[0]))
 }
 

@@ -1,3 +1,5 @@
+import type { Dialect } from '../../warehouse/dialect'
+
 /** Small helpers for SQL that the importers generate from checked names only. */
 
 /** A SQL string literal. Used for file paths and checked ids, never for values (those are bound). */
@@ -10,23 +12,25 @@ export function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
-/** What the order settings need of a connection: a warehouse, or the engine's own connection. */
+/** What the order settings need of a connection: a warehouse, or an engine connection with its dialect. */
 interface StatementRunner {
   run(sql: string): Promise<unknown>
+  readonly dialect: Pick<Dialect, 'insertionOrder' | 'defaultInsertionOrder'>
 }
 
 /**
- * Runs `work` with preserve_insertion_order set on this connection only. Off: statements whose row
- * order means nothing (rows carry their number in `_row`, stored events have no order) run in
- * parallel without collecting batches in order. On: a staging read, whose rowids are line numbers.
- * SESSION, because a plain SET is global: it would reorder a staging read on another connection.
+ * Runs `work` with insertion order kept on this connection only (the dialect's `insertionOrder`).
+ * Off: statements whose row order means nothing (rows carry their number in `_row`, stored events
+ * have no order) run in parallel without collecting batches in order. On: a staging read, whose
+ * rowids are line numbers. This connection only: a global setting would reorder a staging read on
+ * another connection.
  */
 export async function insertionOrder<T>(conn: StatementRunner, preserve: boolean, work: () => Promise<T>): Promise<T> {
-  await conn.run(`SET SESSION preserve_insertion_order = ${preserve}`)
+  for (const statement of conn.dialect.insertionOrder(preserve)) await conn.run(statement)
   try {
     return await work()
   } finally {
-    await conn.run('RESET SESSION preserve_insertion_order').catch(() => undefined)
+    for (const statement of conn.dialect.defaultInsertionOrder()) await conn.run(statement).catch(() => undefined)
   }
 }
 

@@ -4,12 +4,13 @@ import { extname, join } from 'node:path'
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { constants, gunzipSync } from 'node:zlib'
 import type { Warehouse } from '../../warehouse'
+import type { RejectTables } from '../../warehouse/parts/files'
 import { engineFailure, failureText, readerProblem, unreadableInput } from '../../warehouse/errors'
 import { privateDir } from '../../store/private'
 import { AppError, badParam } from '../errors'
 import { readExcel } from './excel'
 import { firstCharacter, scanLines } from './scan'
-import { ident, insertionOrder, literal } from './sql'
+import { ident, insertionOrder } from './sql'
 
 /**
  * Getting a file into DuckDB as a staging table, through DuckDB's own readers (the appender for
@@ -126,10 +127,6 @@ export function detectDelimiter(file: string): string {
   return best
 }
 
-function compression(file: string): string {
-  return isGzip(file) ? 'gzip' : 'none'
-}
-
 /**
  * The SQL that keeps a preview's first records, and the lines the pre-scan reads for them: twice
  * as many (a header, blank lines, a quoted cell over several lines), so that no line the preview
@@ -142,26 +139,27 @@ function previewHead(limit?: number): { sql: string; lines: number } {
 /** JSON: one record per line, or one array of records (detected from the first character). */
 async function stageJson(conn: Warehouse, file: string, limit?: number): Promise<void> {
   const { sql, lines } = previewHead(limit)
-  const gz = compression(file)
-  if (await firstCharacter(file, gz === 'gzip') === '[') {
+  const gzip = isGzip(file)
+  if (await firstCharacter(file, gzip) === '[') {
     // one array, possibly on one long line: only the compression is checked beforehand
-    if (limit === undefined && gz === 'gzip') await scanLines(file, true, Number.POSITIVE_INFINITY)
-    await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
-      SELECT CAST(json AS VARCHAR) AS line
-      FROM read_json_objects(${literal(file)}, format = 'array', compression = ${literal(gz === 'gzip' ? 'gzip' : 'uncompressed')}) ${sql}`)
+    if (limit === undefined && gzip) await scanLines(file, true, Number.POSITIVE_INFINITY)
+    await conn.run(conn.dialect.tempTableAs('stage_records', `${conn.dialect.jsonArrayLines(file, gzip)} ${sql}`))
     return
   }
-  await scanLines(file, gz === 'gzip', MAX_LINE_BYTES, lines)
+  await scanLines(file, gzip, MAX_LINE_BYTES, lines)
   // line by line, so that a line that is not JSON is rejected with its number instead of failing the file
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_records AS
-    SELECT line
-    FROM read_csv(${literal(file)}, columns = {'line': 'VARCHAR'}, header = false, delim = '\\x1f', quote = '', escape = '',
-                  auto_detect = false, compression = ${literal(gz)}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}, strict_mode = true)
-    ${sql}`)
+  const reading = { gzip, maxLineBytes: MAX_LINE_BYTES, bufferBytes: READ_BUFFER_BYTES }
+  await conn.run(conn.dialect.tempTableAs('stage_records', `${conn.dialect.fileLines(file, reading)}
+    ${sql}`))
 }
 
 /** How a relation is staged: copied into a table, or a view that reads the file where it lies (see `withStagedFile`). */
 export type Relation = 'TABLE' | 'VIEW'
+
+/** The statement that (re)creates temp relation `name` of `select`, as a table or a view. */
+function tempRelation(conn: Warehouse, relation: Relation, name: string, select: string): string {
+  return relation === 'TABLE' ? conn.dialect.tempTableAs(name, select) : conn.dialect.tempViewAs(name, select)
+}
 
 /** Turns an engine error of a file's read into the request's problem (or returns the error as it is). */
 type Explain = (err: unknown) => Promise<unknown>
@@ -171,14 +169,14 @@ async function stageDelimited(conn: Warehouse, file: string, delim: string, rela
   await scanLines(file, isGzip(file), MAX_LINE_BYTES, lines)
   const { text, encoding } = firstText(file)
   if (text.trim() === '') throw badParam('file', 'the file is empty: a CSV or TSV file starts with its header line')
-  const reader = (options: string) => `read_csv(${literal(file)}, header = true, all_varchar = true, delim = ${literal(delim)}, encoding = ${literal(encoding)},
-                  compression = ${literal(compression(file))}, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${READ_BUFFER_BYTES}${options})`
+  const reading = { delimiter: delim, encoding, gzip: isGzip(file), maxLineBytes: MAX_LINE_BYTES, bufferBytes: READ_BUFFER_BYTES }
+  const reader = (rejects?: RejectTables) => conn.dialect.delimitedFile(file, reading, rejects)
   const explain: Explain = async (err) => {
     if (!(err instanceof Error) || engineFailure(err) !== 'unreadable-csv') return err
     return csvProblem(conn, reader, sql, delim, err)
   }
   try {
-    await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS SELECT * FROM ${reader('')} ${sql}`)
+    await conn.run(tempRelation(conn, relation, 'stage_rows', `SELECT * FROM ${reader()} ${sql}`))
   } catch (err) {
     throw await explain(err)
   }
@@ -186,34 +184,29 @@ async function stageDelimited(conn: Warehouse, file: string, delim: string, rela
 }
 
 /**
- * Why DuckDB's reader refused a CSV or TSV file, as the first line it could not take: read again,
- * its rejected lines kept aside (`store_rejects`), to find that line and its problem.
+ * Why the reader refused a CSV or TSV file, as the first line it could not take: read again, its
+ * rejected lines kept aside (the dialect's reject tables), to find that line and its problem.
  */
-async function csvProblem(conn: Warehouse, reader: (options: string) => string, limit: string, delim: string, err: Error): Promise<AppError> {
-  const tables = "rejects_table = 'stage_reject_errors', rejects_scan = 'stage_reject_scans'"
+async function csvProblem(conn: Warehouse, reader: (rejects?: RejectTables) => string, limit: string, delim: string, err: Error): Promise<AppError> {
+  const d = conn.dialect
+  const rejects: RejectTables = { errors: 'stage_reject_errors', scans: 'stage_reject_scans' }
   const drop = async () => {
-    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_errors')
-    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_scans')
-    await conn.run('DROP TABLE IF EXISTS temp.stage_reject_probe')
+    for (const table of [rejects.errors, rejects.scans, 'stage_reject_probe']) await conn.run(d.dropTempTable(table))
   }
   try {
     await drop()
     // every cell read (a count alone would not check the text of the cells)
-    await conn.run(`CREATE TEMP TABLE stage_reject_probe AS SELECT * FROM ${reader(`, store_rejects = true, ${tables}`)} ${limit}`)
-    // a line of too many cells has an error per extra cell, the last one counting them all; one of
-    // too few, an error per missing cell, the first one counting them
-    const first = (await conn.query(`SELECT line, error_type, csv_line, error_message FROM temp.stage_reject_errors
-      ORDER BY line, CASE WHEN error_type = 'TOO MANY COLUMNS' THEN -column_idx ELSE column_idx END LIMIT 1`))[0]
-    if (first) {
-      const text = String(first.csv_line ?? '')
-      const shown = JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text)
-      const counts = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(String(first.error_message))
+    await conn.run(d.tempTableAs('stage_reject_probe', `SELECT * FROM ${reader(rejects)} ${limit}`))
+    const row = (await conn.query(d.firstRejectedLine(rejects)))[0]
+    if (row) {
+      const first = d.rejectedLine(row)
+      const shown = JSON.stringify(first.text.length > 120 ? `${first.text.slice(0, 120)}...` : first.text)
       const separator = delim === '\t' ? 'tabs' : `'${delim}'`
-      if (counts) {
-        return badParam('file', `line ${first.line} has ${counts[2]} cells where the header has ${counts[1]} (${shown}): every line needs one cell per column of the header. The cells were split at ${separator}; if the file uses another separator, choose it (delimiter)`)
+      if (first.cells) {
+        return badParam('file', `line ${first.line} has ${first.cells.found} cells where the header has ${first.cells.expected} (${shown}): every line needs one cell per column of the header. The cells were split at ${separator}; if the file uses another separator, choose it (delimiter)`)
       }
-      if (first.error_type === 'INVALID ENCODING') return badParam('file', `line ${first.line} is not UTF-8 text (${shown}): save the file as UTF-8`)
-      return badParam('file', `line ${first.line} could not be read (${shown}): ${String(first.error_message).split('\n')[0]}`)
+      if (first.encoding) return badParam('file', `line ${first.line} is not UTF-8 text (${shown}): save the file as UTF-8`)
+      return badParam('file', `line ${first.line} could not be read (${shown}): ${first.message}`)
     }
   } catch {
     // the second read failed as well: the first error says what there is to say
@@ -225,15 +218,14 @@ async function csvProblem(conn: Warehouse, reader: (options: string) => string, 
 
 /** Parquet cells as text: lists, structs and maps as JSON (so a list reads as an array<string>). */
 async function stageParquet(conn: Warehouse, file: string, relation: Relation, limit?: number): Promise<void> {
-  const source = `read_parquet(${literal(file)})`
-  const columns = (await conn.rows(`DESCRIBE SELECT * FROM ${source}`)).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
+  const source = conn.dialect.parquetFile(file)
+  const columns = (await conn.rows(conn.dialect.describeColumns(`SELECT * FROM ${source}`))).map((r) => ({ name: String(r[0]), type: String(r[1]) }))
   // a view (an import) keeps numbers and flags as stored: they are read without a trip through text (the dialect's fromCell)
   const cells = columns.map(({ name, type }) => {
     if (relation === 'VIEW' && conn.dialect.cellKindOf(type) !== 'text') return ident(name)
-    return /\[\]$|^STRUCT|^MAP/.test(type) ? `CAST(to_json(${ident(name)}) AS VARCHAR) AS ${ident(name)}` : `CAST(${ident(name)} AS VARCHAR) AS ${ident(name)}`
+    return `${conn.dialect.cellAsText(ident(name), type)} AS ${ident(name)}`
   })
-  await conn.run(`CREATE OR REPLACE TEMP ${relation} stage_rows AS
-    SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`)
+  await conn.run(tempRelation(conn, relation, 'stage_rows', `SELECT ${cells.join(', ')} FROM ${source} ${previewHead(limit).sql}`))
 }
 
 /** Excel has no DuckDB reader here: SheetJS reads the sheet, the appender loads the cells. */
@@ -244,8 +236,7 @@ export async function stageExcel(conn: Warehouse, file: string, sheet: string | 
 
 /** Loads rows of text cells (Excel, the collector's records) through the appender. */
 export async function stageTextRows(conn: Warehouse, header: string[], rows: (string | null)[][]): Promise<void> {
-  const columns = header.map((h) => `${ident(h)} VARCHAR`).join(', ')
-  await conn.run(`CREATE OR REPLACE TEMP TABLE stage_rows (${columns})`)
+  await conn.run(conn.dialect.tempTable('stage_rows', header.map((h) => [ident(h), 'string'])))
   await conn.appendRows('stage_rows', header.map(() => 'string' as const), rows.map((row) => header.map((_, c) => row[c] ?? null)), { temp: true })
 }
 
@@ -255,7 +246,7 @@ export async function stageTextRows(conn: Warehouse, header: string[], rows: (st
  * the server for a few hundred ms.
  */
 export async function stageRecordTexts(conn: Warehouse, lines: string[], table = 'stage_records'): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE ${table} (line VARCHAR)`)
+  await conn.run(conn.dialect.tempTable(table, [['line', 'string']]))
   await conn.appendRows(table, ['string'], lines.map((line) => [line]), { temp: true, between: () => yieldToRequests() })
 }
 
@@ -309,9 +300,9 @@ export async function stageFile(conn: Warehouse, stagingDir: string, source: Sta
 /** Reads every cell of a streamed stage, to find whether the reader refuses some. */
 export async function readWhole(conn: Warehouse): Promise<void> {
   try {
-    await conn.run('CREATE OR REPLACE TEMP TABLE stage_probe AS SELECT * FROM stage_rows')
+    await conn.run(conn.dialect.tempTableAs('stage_probe', 'SELECT * FROM stage_rows'))
   } finally {
-    await conn.run('DROP TABLE IF EXISTS stage_probe').catch(() => undefined)
+    await conn.run(conn.dialect.dropTempTable('stage_probe')).catch(() => undefined)
   }
 }
 

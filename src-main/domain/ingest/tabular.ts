@@ -118,9 +118,10 @@ async function inferColumns(conn: Warehouse, columns: ColumnPlan[], decimal: Dec
   const present = "v IS NOT NULL AND v <> ''"
   const cells = (some: ColumnPlan[]) => some.map((c) => conn.dialect.cast(ident(c.column), 'string'))
   const numbered = async (name: string, some: ColumnPlan[], limit: string) => {
-    if (!streamed) return `(SELECT rowid AS __uba_r, * FROM stage_rows ${limit === '' ? '' : `WHERE rowid < ${HEAD_ROWS}`})`
+    const place = conn.dialect.storedOrder('stage_rows')
+    if (!streamed) return `(SELECT ${place} AS __uba_r, * FROM stage_rows ${limit === '' ? '' : `WHERE ${place} < ${HEAD_ROWS}`})`
     await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs(name, `SELECT ${some.map((c) => ident(c.column)).join(', ')} FROM stage_rows ${limit}`)))
-    return `(SELECT rowid AS __uba_r, * FROM ${name})`
+    return `(SELECT ${conn.dialect.storedOrder(name)} AS __uba_r, * FROM ${name})`
   }
   if (columns.length === 0) return new Map()
   const head = await firstValues(conn, await numbered('stage_head', columns, `LIMIT ${HEAD_ROWS}`), cells(columns), present)
@@ -154,7 +155,7 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
   const xwho = mapping.xwho ? `NULLIF(trim(${text(mapping.xwho)}), '')` : 'NULL'
   const xwhat = kind === 'profiles' ? literal('$profile_set') : mapping.event ? literal(mapping.event) : text(mapping.xwhat!)
   const xwhenRaw = kind === 'profiles' ? 'NULL' : `trim(${text(mapping.xwhen!)})`
-  const xwhen = kind === 'profiles' ? 'now()' : conn.dialect.eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
+  const xwhen = kind === 'profiles' ? conn.dialect.loadTime() : conn.dialect.eventTimeOfCell(ident(mapping.xwhen!), cellOf(mapping.xwhen!))
   const col = kind === 'events' ? eventCol : userCol
   // inner names carry the __uba_ prefix: the staged cells keep their file headers beside them
   const value = (i: number) => `__uba_v${i}`
@@ -166,14 +167,14 @@ export async function normalizeRows(conn: Warehouse, header: string[], mapping: 
              ${plans.map((p, i) => `, ${value(i)} AS ${col(p.id)}`).join('')}
              , ${problemCase(conn.dialect, checks)} AS _problem
       FROM (SELECT *, ${localDate('__uba_xwhen')} AS __uba_date
-            FROM (SELECT *, ${row === '' ? '' : 'rowid + 1 AS __uba_row, '}${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
+            FROM (SELECT *, ${row === '' ? '' : `${conn.dialect.storedOrder('stage_rows')} + 1 AS __uba_row, `}${xwho} AS __uba_xwho, CAST(${xwhat} AS VARCHAR) AS __uba_xwhat, ${xwhen} AS __uba_xwhen
                          ${plans.map((p, i) => `, ${p.read.value} AS ${value(i)}`).join('')}
                   FROM stage_rows))`
   stopIfInterrupted(conn)
   if (stream) {
     // no rowid to number the rows by: written in file order, a row's place in norm_cells is its number
     await insertionOrder(conn, true, () => conn.run(conn.dialect.tempTableAs('norm_cells', cellsOf(''))))
-    await conn.run(conn.dialect.tempViewAs('norm', 'SELECT rowid + 1 AS _row, * FROM norm_cells'))
+    await conn.run(conn.dialect.tempViewAs('norm', `SELECT ${conn.dialect.storedOrder('norm_cells')} + 1 AS _row, * FROM norm_cells`))
   } else {
     await unordered(conn, () => conn.run(conn.dialect.tempTableAs('norm', cellsOf('__uba_row AS _row, '))))
   }

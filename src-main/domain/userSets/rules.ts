@@ -66,7 +66,7 @@ export const RULE_LIMITS = { groups: 20, rulesPerGroup: 20 } as const
 const USER_KEYS = ['type', 'expression', 'function', 'params']
 const EVENT_KEYS = ['type', 'expression', 'aggregator', 'function', 'params', 'eventAbsoluteTimeParams', 'eventRelativeTimeParam', 'filter']
 /** The numeric operators of the catalogue; an event count is never missing, so NULL and NOT_NULL do not apply. */
-const COUNT_OPERATORS = OPERATORS.number.filter((o) => o.function !== 'NULL' && o.function !== 'NOT_NULL').map((o) => o.function)
+export const COUNT_OPERATORS = OPERATORS.number.filter((o) => o.function !== 'NULL' && o.function !== 'NOT_NULL').map((o) => o.function)
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

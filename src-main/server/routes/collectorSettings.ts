@@ -5,9 +5,9 @@ import { setCollectorOrigins } from '../../domain/platform/collectorOrigins'
 import { recordOperation } from '../../domain/project/operations'
 import { setSetting } from '../../domain/platform/settings'
 import type { CollectorListener } from '../collectorListener'
-import { loginUserQuery, platformSecurity, responses } from '../schemas/common'
+import { exact, loginUserQuery, platformSecurity, responses } from '../schemas/common'
 
-const listenerState = {
+const listenerState = exact({
   type: 'object',
   properties: {
     listening: { type: 'boolean' },
@@ -15,7 +15,7 @@ const listenerState = {
     port: { type: ['integer', 'null'] },
     urls: { type: 'array', items: { type: 'string' }, description: 'The /up addresses to put into an SDK (one per network interface for 0.0.0.0).' },
   },
-} as const
+} as const)
 
 /**
  * The collector's settings (UBA Desk additions): a project's allowed web origins, beside its data

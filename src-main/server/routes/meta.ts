@@ -4,8 +4,8 @@ import { LIMIT_MAX, propertyValues, SAMPLE_ROWS, type PropertyValuesQuery } from
 import { VIRTUAL_EVENT_ID_RULE } from '../../domain/schema/naming'
 import { metaEventProperties, metaEvents, metaUserProperties } from '../../domain/schema/planListings'
 import { createVirtualEvent, updateVirtualEvent, type VirtualEventInput } from '../../domain/expr/virtualEvents'
-import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
-import { dataTypeSchema, idSchema, nameSchema, remarkSchema, virtualMemberSchema, virtualRuleSchema } from '../schemas/plan'
+import { exact, loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
+import { dataTypeSchema, documentedVirtualMember, idSchema, nameSchema, remarkSchema, virtualMemberSchema, virtualRuleSchema } from '../schemas/plan'
 
 const config = { auth: 'project' as const }
 const tags = ['meta']
@@ -26,10 +26,10 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
       description: 'User properties that are planned or have reported data (every known one), hidden presets included (visible 0).',
       response: responses({
         type: 'array',
-        items: {
+        items: exact({
           type: 'object',
           properties: { id: { type: 'string' }, name: nullableText, enable: flag, visible: flag, preset: flag, dataType: dataTypeSchema, dict: flag },
-        },
+        }),
       }, [401]),
     },
   }, async (request) => metaUserProperties(ctx.meta, request.project.appKey))
@@ -46,14 +46,14 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
       },
       response: responses({
         type: 'array',
-        items: {
+        items: exact({
           type: 'object',
           properties: {
             id: { type: 'string' }, name: nullableText, enable: flag, remark: nullableText, preset: flag, platform: nullableText,
             type: { type: 'string', enum: ['event', 'virtual'] },
             content: { anyOf: [virtualRuleSchema, { type: 'null' }] },
           },
-        },
+        }),
       }, [400, 401]),
     },
   }, async (request) => metaEvents(ctx.meta, request.project.appKey, request.query.type, request.query.enable))
@@ -67,10 +67,10 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
       querystring: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', minLength: 1 } } },
       response: responses({
         type: 'array',
-        items: {
+        items: exact({
           type: 'object',
           properties: { id: { type: 'string' }, name: nullableText, enable: flag, global: flag, preset: flag, dataType: dataTypeSchema, dict: flag },
-        },
+        }),
       }, [400, 401]),
     },
   }, async (request) => metaEventProperties(ctx.meta, request.project.appKey, request.query.eventId))
@@ -109,7 +109,8 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
     },
   }, async (request) => propertyValues(ctx, request.project, request.query))
 
-  const virtualBody = (create: boolean) => ({
+  // validated with the members' filters as objects (the domain checks them, naming exact paths); published with their schema
+  const virtualBody = (create: boolean, member: object = virtualMemberSchema) => ({
     type: 'object',
     required: create ? ['id', 'events'] : ['id'],
     additionalProperties: false,
@@ -117,12 +118,12 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
       id: idSchema(create ? 'Virtual event id.' : 'Id of the virtual event to change (cannot itself change).'),
       name: nameSchema(!create),
       remark: remarkSchema(!create),
-      events: { type: 'array', minItems: 1, items: virtualMemberSchema },
+      events: { type: 'array', minItems: 1, items: member },
     },
   })
 
   app.post<{ Body: VirtualEventInput }>('/uba/api/meta/event/virtual', {
-    config,
+    config: { ...config, documentedBody: virtualBody(true, documentedVirtualMember) },
     schema: {
       tags, security: projectSecurity,
       summary: 'Create a virtual event',
@@ -137,7 +138,7 @@ export default async function metaRoutes(app: FastifyInstance, ctx: DomainContex
   })
 
   app.put<{ Body: VirtualEventInput }>('/uba/api/meta/event/virtual', {
-    config,
+    config: { ...config, documentedBody: virtualBody(false, documentedVirtualMember) },
     schema: {
       tags, security: projectSecurity,
       summary: 'Change a virtual event',

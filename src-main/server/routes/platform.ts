@@ -4,7 +4,7 @@ import { createAccount, setActivation, type NewAccount } from '../../domain/plat
 import { getProject, listProjects, registerProject, type NewProjectRequest } from '../../domain/platform/projects'
 import { testServer, type WarehouseInput } from '../../domain/platform/projectWarehouse'
 import { switchStream } from '../../domain/platform/stream'
-import { loginUserQuery, platformSecurity, responses, successSchema } from '../schemas/common'
+import { exact, loginUserQuery, platformSecurity, responses, successSchema } from '../schemas/common'
 import { serverFound, warehouseInput, warehouseOutput } from '../schemas/warehouse'
 
 const projectProps = {
@@ -16,11 +16,14 @@ const projectProps = {
   sdkBack: { type: 'string', description: 'SDK platforms that reported data: the $lib values of imported and collected records (events and profile records), sorted, comma separated; omitted while none did.' },
   status: { type: 'integer', description: '1 normal, 2 deleted, 3 abnormal and unavailable.' },
   partitionNum: { type: 'integer', description: 'Number of data storage partitions.' },
-  stream: { type: 'integer', description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
+  stream: { type: 'integer', enum: [0, 1, 2, 3, 5], description: 'Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing.' },
   timeZone: { type: 'string', description: 'IANA time zone in which days and weeks of this project are computed (UBA Desk addition).' },
   collectorOrigins: { type: 'array', items: { type: 'string' }, description: 'Web origins allowed to upload to the local collector; empty: any (UBA Desk addition; POST .../collector sets it).' },
   warehouse: warehouseOutput,
 } as const
+
+/** The fields a project answer leaves out when they have no value. */
+const OMITTED = ['logo', 'sdkBack']
 
 const appKeyRule = { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$', 'x-rule': 'only English letters and digits, 1-64 characters' }
 const nameRule = { type: 'string', pattern: '^[A-Za-z0-9]{1,50}$', 'x-rule': 'only English letters and digits, 1-50 characters' }
@@ -38,7 +41,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
       description: 'Projects with status 1, with their `normalToken`. With `loginUser`, only the projects that account created or is a member of.',
       security: platformSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
-      response: responses({ type: 'array', items: { type: 'object', properties: { ...projectProps, normalToken: { type: 'string', description: 'The project API token.' } } } }, [400, 401, 501]),
+      response: responses({ type: 'array', items: exact({ type: 'object', properties: { ...projectProps, normalToken: { type: 'string', description: 'The project API token.' } } }, OMITTED) }, [400, 401, 501]),
     },
   }, async (request) => listProjects(ctx, request.operator))
 
@@ -50,7 +53,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
       description: '`finish` is true once asynchronous creation has completed (the project database exists). An unknown appKey is a 400.',
       security: platformSecurity,
       params: appKeyParams,
-      response: responses({ type: 'object', properties: { ...projectProps, finish: { type: 'boolean', description: 'Creation has completed.' } } }),
+      response: responses(exact({ type: 'object', properties: { ...projectProps, finish: { type: 'boolean', description: 'Creation has completed.' } } }, OMITTED)),
     },
   }, async (request) => getProject(ctx, request.params.appKey))
 
@@ -73,7 +76,7 @@ export default async function platformRoutes(app: FastifyInstance, ctx: DomainCo
           warehouse: warehouseInput,
         },
       },
-      response: responses({ type: 'object', properties: { appKey: { type: 'string' }, success: { type: 'integer' } } }, [400, 401, 415, 501]),
+      response: responses(exact({ type: 'object', properties: { appKey: { type: 'string' }, success: { type: 'integer', enum: [0] } } }), [400, 401, 415, 501]),
     },
   }, async (request) => ({ ...(await registerProject(ctx, request.body, request.operator)), success: 0 }))
 

@@ -4,7 +4,7 @@ import { MAX_FILE_BYTES } from '../../domain/userSets/sheet'
 import type { DomainContext } from '../../domain/context'
 import { createFileTag, createTag, deleteTag, listTags, recalculateTag, type NewTag } from '../../domain/tags/tags'
 import { loginUserQuery, projectSecurity, responses, successSchema } from '../schemas/common'
-import { createdTag, fileTag, fileTagBody, newTagBody, tagCodeParams, tagRecord, TAGS_ABOUT } from '../schemas/tags'
+import { createdTag, documentedTagBody, fileTag, fileTagBody, newTagBody, tagCodeParams, tagRecord, TAGS_ABOUT } from '../schemas/tags'
 import { receiveSheet } from './cohorts'
 
 /** Tags (UBA Desk addition; see TAGS_ABOUT). */
@@ -14,7 +14,7 @@ export default async function tagRoutes(app: FastifyInstance, ctx: DomainContext
   const tags = ['tags']
 
   app.post<{ Body: NewTag }>('/uba/api/tags', {
-    config,
+    config: { ...config, documentedBody: documentedTagBody },
     schema: {
       tags,
       summary: 'Create a tag from rules (UBA Desk addition)',

@@ -2,7 +2,7 @@ import { MAX_BATCH } from '../../domain/cohorts/users'
 import { MAX_FILE_BYTES } from '../../domain/userSets/sheet'
 import { DEFAULT_QUOTA, QUOTA_KEY } from '../../domain/cohorts/store'
 import { NAME_MAX } from '../../domain/userSets/records'
-import { RULE_LIMITS } from '../../domain/userSets/rules'
+import { COUNT_OPERATORS, RULE_LIMITS } from '../../domain/userSets/rules'
 import { RECOMPUTE_HOUR } from '../../domain/cohorts/scheduler'
 import { FILTER_FUNCTIONS, filterRequest } from './analysis/requests'
 import { exact } from './common'
@@ -17,23 +17,52 @@ export const CONTENT_RULES = `Rule content (spec 2.6): \`{ruleGroup: [{relation,
 - Event rule \`{type: "event", expression, aggregator, function, params, eventAbsoluteTimeParams | eventRelativeTimeParam, filter?}\`: \`expression\` event.<eventId> (a tracked or virtual event, or event.$Anything) with aggregator TOTAL_COUNT (the user's events), or event.<eventId>.<propertyId> with REMOVE_DUMPLICATE (distinct values of the property on those events). \`function\` a numeric operator (EQ, NOT_EQ, GT, GTE, LT, LTE, RANGE; NULL and NOT_NULL do not apply) compared with the count, which is 0 for a user without such events (so "TOTAL_COUNT EQ 0" selects users who did not do it). Days: \`eventAbsoluteTimeParams\` ["yyyy-MM-dd", "yyyy-MM-dd"] (inclusive), or \`eventRelativeTimeParam\` "<n>,<m>,day" (from n days ago to m days ago, n >= m; "6,0,day" = the last 7 days including today) or "<n> day" (= "<n>,0,day"; "0 day" = today); the absolute one wins when both are sent. Days are calendar days of the project's time zone; "today" is the day of the computation. \`filter\`: conditions on the event's properties (or user properties).
 - Users: everyone the project has seen (with an event or a profile). Every malformed rule is a 400 naming its path, e.g. \`content.ruleGroup[1].rules[0].function\`; an unknown event or property: 400 naming \`...expression\`.`
 
-const ruleParams = { type: 'array', items: { type: ['string', 'number'] }, description: 'The operator\'s values (RANGE: two).' } as const
-
-/** One rule of a group: a user property rule or an event rule (see the content description). */
-const cohortRule = {
+/** A rule on a profile property now; its operators are the filters' (RELATIVE_TIME_OF_EVENT needs an event). */
+const userRule = {
   type: 'object',
   required: ['type', 'expression', 'function'],
   properties: {
-    type: { type: 'string', enum: ['user', 'event'], description: 'user: a profile property now; event: what the user did in a window of days.' },
-    expression: { type: 'string', description: 'user.<propertyId>; event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE).' },
-    aggregator: { type: 'string', enum: ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'], description: 'Event rules only.' },
-    function: { type: 'string', enum: FILTER_FUNCTIONS, description: 'An operator that fits the type (user rules) or a numeric one (event rules), in any letter case.' },
-    params: ruleParams,
-    eventAbsoluteTimeParams: { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2, description: 'Event rules: [first day, last day], inclusive.' },
-    eventRelativeTimeParam: { type: 'string', description: 'Event rules: "<n>,<m>,day" or "<n> day".' },
+    type: { type: 'string', enum: ['user'], description: 'A user property, read from the profile now.' },
+    expression: { type: 'string', description: 'user.<propertyId>.' },
+    function: { type: 'string', enum: FILTER_FUNCTIONS.filter((f) => f !== 'RELATIVE_TIME_OF_EVENT'), description: "An operator that fits the property's data type, in any letter case." },
+    params: { type: 'array', items: { type: ['string', 'number'] }, description: "The operator's values, as in filters (RANGE: two; NULL and NOT_NULL: none)." },
+    // a user rule has no aggregator: typed clients get `never` (the server ignores one sent anyway)
+    aggregator: false,
+  },
+  examples: [{ type: 'user', expression: 'user.gender', function: 'EQ', params: ['female'] }],
+} as const
+
+/** A rule on what the user did: events (or distinct values of one of their properties) counted over days. */
+const eventRule = {
+  type: 'object',
+  required: ['type', 'expression', 'aggregator', 'function', 'params'],
+  properties: {
+    type: { type: 'string', enum: ['event'], description: 'What the user did in a window of days.' },
+    expression: { type: 'string', description: 'event.<eventId> (TOTAL_COUNT) or event.<eventId>.<propertyId> (REMOVE_DUMPLICATE); a tracked or virtual event, or $Anything.' },
+    aggregator: { type: 'string', enum: ['TOTAL_COUNT', 'REMOVE_DUMPLICATE'], description: 'TOTAL_COUNT: the events; REMOVE_DUMPLICATE: distinct values of the property on them (any letter case).' },
+    function: { type: 'string', enum: [...COUNT_OPERATORS], description: 'A numeric operator compared with the count, in any letter case.' },
+    params: { type: 'array', items: { type: 'number' }, minItems: 1, maxItems: 2, description: 'The count to compare with (RANGE: low and high).' },
+    eventAbsoluteTimeParams: { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2, description: '[first day, last day], inclusive; wins over eventRelativeTimeParam.' },
+    eventRelativeTimeParam: { type: 'string', description: '"<n>,<m>,day" or "<n> day"; one of the two windows is required.' },
     filter: filterRequest,
   },
+  examples: [{ type: 'event', expression: 'event.buy', aggregator: 'TOTAL_COUNT', function: 'GTE', params: [2], eventRelativeTimeParam: '29,0,day' }],
 } as const
+
+/** One rule of a group: a user property rule or an event rule, told apart by `type`. */
+const cohortRule = { oneOf: [userRule, eventRule] } as const
+
+const ruleGroup = (required: readonly string[]) =>
+  ({
+    type: 'object',
+    required: [...required],
+    properties: {
+      relation: { type: 'string', enum: ['AND', 'OR'], description: 'Between the rules of the group (default AND).' },
+      rules: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.rulesPerGroup, items: cohortRule },
+    },
+  }) as const
+
+const relations = { type: 'array', items: { type: 'string', enum: ['AND', 'AND_NOT'] }, description: 'Between the groups, left to right.' } as const
 
 /** The rule content as /openapi.json shows it, for generated clients; the domain checks it (naming exact paths). */
 export const cohortContentSchema = {
@@ -41,20 +70,18 @@ export const cohortContentSchema = {
   required: ['ruleGroup'],
   description: CONTENT_RULES,
   properties: {
-    ruleGroup: {
-      type: 'array',
-      minItems: 1,
-      maxItems: RULE_LIMITS.groups,
-      items: {
-        type: 'object',
-        required: ['rules'],
-        properties: {
-          relation: { type: 'string', enum: ['AND', 'OR'], description: 'Between the rules of the group (default AND).' },
-          rules: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.rulesPerGroup, items: cohortRule },
-        },
-      },
-    },
-    relations: { type: 'array', items: { type: 'string', enum: ['AND', 'AND_NOT'] }, description: 'Between the groups, left to right.' },
+    ruleGroup: { type: 'array', minItems: 1, maxItems: RULE_LIMITS.groups, items: ruleGroup(['rules']) },
+    relations,
+  },
+} as const
+
+/** The content as stored and answered: every group's relation, and groups - 1 relations, always written out. */
+export const storedContentSchema = {
+  type: 'object',
+  required: ['ruleGroup', 'relations'],
+  properties: {
+    ruleGroup: { type: 'array', minItems: 1, items: ruleGroup(['relation', 'rules']) },
+    relations,
   },
 } as const
 
@@ -109,9 +136,9 @@ export const createdCohort = {
     id: { type: 'integer' },
     code: { type: 'string', description: 'c + id, e.g. c12: the code used in crowds and cohort/users.' },
     name: { type: 'string' },
-    dynamic: { type: 'integer' },
+    dynamic: { type: 'integer', enum: [0, 1] },
     createTime: { type: 'string', description: 'yyyy-MM-dd HH:mm:ss, project time zone.' },
-    content: { ...cohortContentSchema, description: 'The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case.' },
+    content: { ...storedContentSchema, description: 'The content as stored: relations upper case and expanded to groups - 1 values, property ids in lower case.' },
   },
 } as const
 
@@ -119,7 +146,7 @@ export const cohortRecord = {
   type: 'object',
   properties: {
     ...identityFields,
-    dynamic: { type: 'integer' },
+    dynamic: { type: 'integer', enum: [0, 1], description: '1 dynamic, 0 static.' },
     userNumber: { type: ['integer', 'null'], description: 'Members at the last successful computation; null before the first.' },
     status: statusRule,
     calculatedTime: { type: ['string', 'null'], description: 'The moment the last successful computation was made as of (yyyy-MM-dd HH:mm:ss, project time zone); null before the first.' },
@@ -127,7 +154,7 @@ export const cohortRecord = {
     createdTime: { type: 'string', description: 'needMore only.' },
     createdUser: { type: 'string', description: 'needMore only: display name of the loginUser account (name, else user name, else e-mail), or "API" when created without loginUser.' },
     updatedTime: { type: 'string', description: 'needMore only: the creation or the last successful computation.' },
-    content: { anyOf: [cohortContentSchema, { type: 'string', enum: [''] }], description: 'needMore only: the rule content, or "" for a file cohort.' },
+    content: { anyOf: [storedContentSchema, { type: 'string', enum: [''] }], description: 'needMore only: the rule content as stored, or "" for a file cohort.' },
     failReason: { type: ['string', 'null'], description: 'needMore only: why the last computation failed (status failed), else null.' },
   },
 } as const

@@ -1,5 +1,6 @@
 /** Schemas of the import API (UBA Desk addition). */
 
+import { DATA_TYPES } from '../../domain/schema/types'
 import { exact } from './common'
 
 const mappingSchema = {
@@ -74,38 +75,48 @@ export const jobSchema = exact({
   },
 } as const)
 
-export const previewSchema = {
+const FORMATS = ['json', 'csv', 'tsv', 'parquet', 'excel'] as const
+
+export const previewSchema = exact({
   type: 'object',
   properties: {
-    format: { type: 'string' },
-    kind: { type: 'string' },
+    format: { type: 'string', enum: FORMATS },
+    kind: { type: 'string', enum: ['events', 'profiles', 'records'], description: 'events or profiles for tabular files, records for SDK records (JSON).' },
     sheets: { type: ['array', 'null'], items: { type: 'string' } },
     delimiter: { type: ['string', 'null'], description: 'CSV and TSV: the cell separator the file was read with.' },
-    decimal: { type: ['string', 'null'], description: 'CSV and TSV: the decimal mark numbers were read with.' },
+    decimal: { type: ['string', 'null'], enum: ['.', ',', null], description: 'CSV and TSV: the decimal mark numbers were read with.' },
     header: { type: ['array', 'null'], items: { type: 'string' } },
-    mapping: { type: ['object', 'null'], additionalProperties: true },
-    mappingProblem: { type: ['string', 'null'] },
+    mapping: { ...mappingSchema, type: ['object', 'null'], description: 'Tabular files: the mapping used (the request\'s, completed by guesses from the header); null for other files.' },
+    mappingProblem: { type: ['string', 'null'], description: 'What the mapping still lacks (tabular files), else null.' },
     properties: {
       type: 'array',
-      items: { type: 'object', properties: { property: { type: 'string' }, type: { type: 'string' }, known: { type: 'boolean' }, target: { type: 'string' } } },
+      items: exact({
+        type: 'object',
+        properties: {
+          property: { type: 'string' },
+          type: { type: 'string', enum: [...DATA_TYPES] },
+          known: { type: 'boolean', description: 'The plan knows it (its type is fixed).' },
+          target: { type: 'string', enum: ['event', 'user'] },
+        },
+      }),
     },
     rows: {
       type: 'array',
-      items: {
+      items: exact({
         type: 'object',
         properties: {
           row: { type: 'integer' },
           xwho: { type: ['string', 'null'] },
           xwhat: { type: ['string', 'null'] },
-          xwhen: { type: ['string', 'null'] },
+          xwhen: { type: ['string', 'null'], description: 'yyyy-MM-dd HH:mm:ss.SSS in the project\'s time zone.' },
           ds: { type: ['integer', 'null'] },
           properties: { type: 'object', additionalProperties: true },
-          problem: { type: ['object', 'null'], properties: { property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } },
+          problem: exact({ type: ['object', 'null'], properties: { property: { type: 'string' }, value: { type: ['string', 'null'] }, reason: { type: 'string' } } }),
         },
-      },
+      }),
     },
     rowsChecked: { type: 'integer' },
     rowsRejected: { type: 'integer' },
     problems: { type: 'array', items: rejection },
   },
-} as const
+} as const)

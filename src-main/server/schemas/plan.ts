@@ -1,6 +1,7 @@
 import { NAME_MAX, NAME_PATTERN, PLAIN_TEXT_RULE, REMARK_MAX } from '../../domain/schema/naming'
 import { DATA_TYPES } from '../../domain/schema/types'
 import { filterRequest } from './analysis/requests'
+import { exact } from './common'
 
 /** JSON schemas of the tracking plan and metadata routes (spec 2.8, 4.3, 4.4). */
 
@@ -33,7 +34,7 @@ export const planStateQuery = {
 
 const nullableText = { type: ['string', 'null'] }
 
-export const userPropertyRecord = {
+export const userPropertyRecord = exact({
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -48,9 +49,9 @@ export const userPropertyRecord = {
     dict: flag('1 a dictionary was uploaded.'),
     masking: flag('1 values are masked globally.'),
   },
-} as const
+} as const)
 
-export const eventRecord = {
+export const eventRecord = exact({
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -62,9 +63,9 @@ export const eventRecord = {
     enable: flag('1 enabled, 0 disabled.'),
     platform: { ...nullableText, description: 'Platforms that reported the event, comma separated; null while none did.' },
   },
-} as const
+} as const)
 
-export const eventPropertyRecord = {
+export const eventPropertyRecord = exact({
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -79,15 +80,25 @@ export const eventPropertyRecord = {
     dict: flag('1 a dictionary was uploaded.'),
     masking: flag('1 values are masked globally.'),
   },
-} as const
+} as const)
 
-const filterSchema = { ...filterRequest, description: 'Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}.' } as const
+/** A filter as stored (and answered): conditions and relation written out, each condition with its params. */
+const storedFilter = {
+  type: 'object',
+  required: ['conditions', 'relation'],
+  description: 'Filter (spec 2.7): {conditions: [{expression, function, params}], relation: AND | OR}.',
+  properties: {
+    conditions: { type: 'array', items: { ...filterRequest.properties.conditions.items, required: ['expression', 'function', 'params'] } },
+    relation: filterRequest.properties.relation,
+  },
+} as const
 
 export const virtualRuleSchema = {
   type: 'object',
+  required: ['events', 'relation'],
   description: 'Virtual event rule: member events combined by OR.',
   properties: {
-    events: { type: 'array', items: { type: 'object', properties: { expression: { type: 'string' }, filter: filterSchema } } },
+    events: { type: 'array', items: { type: 'object', required: ['expression'], properties: { expression: { type: 'string', description: 'event.<eventId>' }, filter: storedFilter } } },
     relation: { type: 'string', enum: ['OR'] },
   },
 } as const
@@ -101,4 +112,10 @@ export const virtualMemberSchema = {
     expression: { type: 'string', minLength: 1, description: 'event.<eventId> of a real event (not a virtual one, not $Anything).' },
     filter: { type: ['object', 'null'], description: 'Optional filter (spec 2.7) on user properties and properties of that same event.' },
   },
+} as const
+
+/** The member as /openapi.json shows it, its filter with the filters' schema (the domain checks it, naming exact paths). */
+export const documentedVirtualMember = {
+  ...virtualMemberSchema,
+  properties: { ...virtualMemberSchema.properties, filter: { anyOf: [filterRequest, { type: 'null' }], description: virtualMemberSchema.properties.filter.description } },
 } as const

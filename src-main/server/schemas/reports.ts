@@ -13,8 +13,8 @@ export const reportIdParams = {
 
 const name = { type: 'string', minLength: 1, maxLength: REPORT_NAME_MAX, 'x-rule': `1-${REPORT_NAME_MAX} characters`, description: 'Unique name in the project (surrounding spaces removed).' } as const
 const kind = { type: 'string', enum: [...REPORT_KINDS], description: 'The analysis: the path part of /uba/api/<kind>/analyze.' } as const
-const request = { type: 'object', description: 'The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it.' } as const
-const options = { type: 'object', description: 'Free JSON for the chart (at most 256 KB); {} when not sent.' } as const
+const request = { type: 'object', additionalProperties: true, description: 'The analysis request body (spec 4.10), as POST /uba/api/<kind>/analyze takes it.' } as const
+const options = { type: 'object', additionalProperties: true, description: 'Free JSON for the chart (at most 256 KB); {} when not sent.' } as const
 
 export const newReportBody = {
   type: 'object',

@@ -1,5 +1,5 @@
 import { TAG_LIMITS } from '../../domain/tags/tags'
-import { fileUploadBody, identityFields, nameRule, statusRule } from './cohorts'
+import { cohortContentSchema, fileUploadBody, identityFields, nameRule, statusRule, storedContentSchema } from './cohorts'
 
 /** JSON schemas of tags (a UBA Desk definition; spec 2.9 only shows `tag.<code>` in user details). */
 
@@ -10,6 +10,17 @@ export const tagCodeParams = {
   required: ['code'],
   properties: { code: { type: 'string', description: 'Tag code, e.g. t3.' } },
 } as const
+
+/** One rule of a tag: the value its users get, and cohort rule content (as sent, or as stored). */
+const tagRule = <C extends object>(content: C) =>
+  ({
+    type: 'object',
+    required: ['value', 'content'],
+    properties: {
+      value: { type: 'string', minLength: 1, maxLength: TAG_LIMITS.value, description: 'The value users matching this rule get (unless an earlier rule matched them).' },
+      content: { ...content, description: 'Cohort rule content, see POST /uba/api/cohort.' },
+    },
+  }) as const
 
 export const newTagBody = {
   type: 'object',
@@ -46,7 +57,7 @@ export const tagRecord = {
     createdUser: { type: 'string', description: 'Display name of the loginUser account, or "API".' },
     createdTime: { type: 'string' },
     updatedTime: { type: 'string', description: 'The creation or the latest version.' },
-    rules: { description: 'The rules as stored ({value, content}), or null for a file tag.' },
+    rules: { anyOf: [{ type: 'array', items: tagRule(storedContentSchema) }, { type: 'null' }], description: 'The rules as stored ({value, content}), or null for a file tag.' },
     versions: { type: 'array', items: version },
   },
 } as const
@@ -58,6 +69,12 @@ export const createdTag = {
     status: { type: 'string', enum: ['calculating'] },
     createTime: { type: 'string' },
   },
+} as const
+
+/** POST /uba/api/tags as published: each rule with its real schema (validation stays with the domain, naming exact paths). */
+export const documentedTagBody = {
+  ...newTagBody,
+  properties: { ...newTagBody.properties, rules: { ...newTagBody.properties.rules, items: tagRule(cohortContentSchema) } },
 } as const
 
 export const fileTagBody = fileUploadBody('two columns, xwho and value', {})

@@ -68,8 +68,11 @@ export function bindValues(sql: string, values: BoundValues | undefined): string
   out += sql.slice(last)
   if (positional) {
     const unused = (values as readonly BoundValue[]).map((_, i) => String(i + 1)).filter((k) => !used.has(k))
-    if (unused.length) throw new RangeError(`value(s) $${unused.join(', $')} not used by the statement`)
-    return out
+    // a value not written $N may be written {pN:Type} (insertNumbers' list)
+    const typed = unused.filter((k) => new RegExp(`\\{p${k}\\s*:`).test(out))
+    const left = unused.filter((k) => !typed.includes(k))
+    if (left.length) throw new RangeError(`value(s) $${left.join(', $')} not used by the statement`)
+    return typed.length ? bind(out, Object.fromEntries(typed.map((k) => [`p${k}`, (values as readonly BoundValue[])[Number(k) - 1] as Literal]))) : out
   }
   const rest = Object.fromEntries(Object.entries(named).filter(([k]) => !used.has(k))) as Record<string, Literal>
   return Object.keys(rest).length > 0 || /\{[A-Za-z_]\w*\s*:/.test(out) ? bind(out, rest) : out

@@ -2,12 +2,14 @@ import type { Dialect } from '../dialect'
 import { aggregates } from './parts/aggregates'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
+import { funnels } from './parts/funnels'
 import { names } from './parts/names'
 import { notYet } from './parts/notYet'
 import { outcomes } from './parts/outcomes'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { resultText } from './parts/resultText'
+import { retention } from './parts/retention'
 import { sample } from './parts/sample'
 import { tables } from './parts/tables'
 import { text } from './parts/text'
@@ -21,5 +23,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...notYet, ...outcomes }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...retention, ...notYet, ...outcomes }
 }

@@ -1,6 +1,8 @@
 import type { Dialect } from '../dialect'
 import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
+import { files } from './parts/files'
+import { funnels } from './parts/funnels'
 import { loads } from './parts/loads'
 import { generator } from './parts/generator'
 import { imports } from './parts/imports'
@@ -11,6 +13,7 @@ import { query } from './parts/query'
 import { aggregates } from './parts/aggregates'
 import { records } from './parts/records'
 import { resultText } from './parts/resultText'
+import { retention } from './parts/retention'
 import { sample } from './parts/sample'
 import { tables } from './parts/tables'
 import { text } from './parts/text'
@@ -20,4 +23,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads, ...outcomes }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads, ...files, ...funnels, ...retention, ...outcomes }

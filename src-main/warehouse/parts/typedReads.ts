@@ -33,6 +33,8 @@ export interface TypedReadsPart {
   fromCell(raw: string, kind: CellKind, type: ValueType, decimal?: Decimal): TypedRead
   /** The event time of a staged cell: a stored whole number as epoch ms or s by its size, else as `eventTime` of its text. */
   eventTimeOfCell(raw: string, kind: CellKind): string
+  /** The time of the statement that loads, as an event time (the time of a profile row imported from a file). */
+  loadTime(): string
   /** Reading a text cell as `type`: empty cells are absent values. */
   fromText(raw: string, type: ValueType, decimal?: Decimal): TypedRead
   /** Reading a JSON value given as its text (SQL NULL: absent) as `type`. */

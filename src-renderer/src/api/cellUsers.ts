@@ -1,20 +1,22 @@
-import type { Answer } from '../../../src-shared/contract'
+import type { Answer, paths, RequestBody } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth } from './http'
-import type { AnalysisKind } from './analysis'
+import type { AnalysisKind, AnalysisRequests } from './analysis'
 
 /** The users behind one cell of an analysis (POST /uba/api/{analysis}/users, /export, /cohort). */
 
-export const CELL_USER_PATHS: Record<AnalysisKind, string> = {
+export const CELL_USER_PATHS = {
   events: '/uba/api/events/users',
   funnels: '/uba/api/funnels/users',
   retention: '/uba/api/retentions/users',
   distribution: '/uba/api/distributions/users',
   userAttributes: '/uba/api/userAttributes/users',
-}
+} as const satisfies Record<AnalysisKind, keyof paths>
 
 /** The coordinates of a cell, as each analysis names them (see /docs). */
-export type CellCoordinates = Record<string, string | number | (string | number)[]>
+export type CellCoordinatesOf = { [K in AnalysisKind]: RequestBody<(typeof CELL_USER_PATHS)[K]>['cell'] }
+export type CellCoordinates = CellCoordinatesOf[AnalysisKind]
 
+/** The schema says only "object" of a user: its properties are the ones asked for, then these two. */
 export interface CellUser {
   distinct_id: number
   xwho: string
@@ -26,9 +28,10 @@ export type CellUsersPage = Required<Omit<Answer<'/uba/api/events/users', 'post'
 
 export type SavedCellCohort = Required<Pick<Answer<'/uba/api/events/users/cohort', 'post'>, 'id' | 'code' | 'name' | 'userNumber'>>
 
+/** A cell of the answer to `body`. */
 export interface CellQuery {
   kind: AnalysisKind
-  body: object
+  body: AnalysisRequests[AnalysisKind]
   cell: CellCoordinates
 }
 

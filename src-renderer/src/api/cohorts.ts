@@ -1,76 +1,33 @@
 import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
-import type { Filter, FilterFunction } from './schema'
 import type { ExportFormat } from './people'
 
 /** Cohorts (spec 2.6, 3.3, 4.5): rule and file cohorts, their computation and their members. The file upload is in cohortFiles.ts. */
 
 type CohortBody = RequestBody<'/uba/api/cohort'>
-type ContractGroup = CohortBody['content']['ruleGroup'][number]
-type ContractRule = ContractGroup['rules'][number]
-
-/**
- * `T`, checked to be one of the contract's `Base`: the renderer's view of a contract type where the
- * route schema is looser than what the server sends or the builder writes (every answer field
- * optional, one rule shape for user and event rules).
- */
-type Narrows<T extends Base, Base> = T
-
-export type CohortStatus = NonNullable<Answer<'/uba/api/cohort'>[number]['status']>
-export type GroupRelation = NonNullable<ContractGroup['relation']>
-export type BetweenRelation = NonNullable<CohortBody['content']['relations']>[number]
-export type CountAggregator = NonNullable<ContractRule['aggregator']>
-
-/** A rule on a user property: `user.<propertyId>`, an operator of its data type and its params. */
-export type UserRule = Narrows<
-  {
-    type: 'user'
-    expression: string
-    function: FilterFunction
-    params: (string | number)[]
-  },
-  ContractRule
->
-
-/**
- * A rule on what users did: events counted (or distinct values of one of their properties) over a
- * window of days, compared with a numeric operator. The absolute window wins when both are sent.
- */
-export type EventRule = Narrows<
-  {
-    type: 'event'
-    /** event.<eventId> with TOTAL_COUNT; event.<eventId>.<propertyId> with REMOVE_DUMPLICATE. */
-    expression: string
-    aggregator: CountAggregator
-    function: FilterFunction
-    params: number[]
-    /** Two yyyy-MM-dd days, both included. */
-    eventAbsoluteTimeParams?: [string, string]
-    /** "<n>,<m>,day": from n days ago to m days ago. */
-    eventRelativeTimeParam?: string
-    filter?: Filter
-  },
-  ContractRule
->
-
-export type CohortRule = UserRule | EventRule
-
-export type CohortContent = Narrows<
-  {
-    ruleGroup: { relation: GroupRelation; rules: CohortRule[] }[]
-    /** Between groups, left to right: groups - 1 values. */
-    relations: BetweenRelation[]
-  },
-  CohortBody['content']
->
-
 type CohortAnswer = Answer<'/uba/api/cohort'>[number]
 
+/** Rule content as the server stores and answers it (every relation written out); the builder writes it so too. */
+export type CohortContent = Exclude<NonNullable<CohortAnswer['content']>, ''>
+type Group = CohortContent['ruleGroup'][number]
+
+/** A rule: on a user property (`user.<propertyId>`, an operator of its data type) or on what users did. */
+export type CohortRule = Group['rules'][number]
+export type UserRule = Extract<CohortRule, { type: 'user' }>
 /**
- * A cohort as GET /uba/api/cohort?needMore=true answers it: every field present (the schema marks
- * the needMore ones optional), the flag 0 or 1 and the content as the builder reads it.
+ * Events counted (or distinct values of one of their properties) over a window of days, compared
+ * with a numeric operator. The absolute window wins when both are sent.
  */
-export type Cohort = Narrows<Required<Omit<CohortAnswer, 'dynamic' | 'content'>> & { dynamic: 0 | 1; content: CohortContent | '' }, CohortAnswer>
+export type EventRule = Extract<CohortRule, { type: 'event' }>
+
+export type CohortStatus = NonNullable<CohortAnswer['status']>
+export type GroupRelation = Group['relation']
+/** Between groups, left to right: groups - 1 values. */
+export type BetweenRelation = CohortContent['relations'][number]
+export type CountAggregator = EventRule['aggregator']
+
+/** A cohort as GET /uba/api/cohort?needMore=true answers it: the needMore fields (optional in the schema) are all there. */
+export type Cohort = Required<CohortAnswer>
 
 /** The body of POST /uba/api/cohort (the builder writes a CohortContent in it). */
 export type NewCohort = CohortBody

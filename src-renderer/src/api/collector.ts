@@ -1,21 +1,16 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type PlatformAuth } from './http'
 
-/** The second listener serving the local collector (/up) alone, for phones and other machines. */
-export interface CollectorListenerState {
-  listening: boolean
-  /** 0.0.0.0: every network interface; 127.0.0.1: this machine only. */
-  host: string | null
-  port: number | null
-  /** The /up addresses to put into an SDK. */
-  urls: string[]
-}
+/** The second listener serving the local collector (/up) alone, for phones and other machines: host 0.0.0.0 is every network interface, urls the /up addresses to put into an SDK. */
+export type CollectorListenerState = Answer<'/uba/manage/enterprise/collector'>
 
-const LISTENER = '/uba/manage/enterprise/collector'
+const LISTENER = '/uba/manage/enterprise/collector' as const
 
 export function getCollectorListener(auth: PlatformAuth): Promise<CollectorListenerState> {
   return request<CollectorListenerState>(auth, 'GET', LISTENER)
 }
 
 export function switchCollectorListener(auth: PlatformAuth, listen: boolean, host?: string, port?: number): Promise<CollectorListenerState> {
-  return request<CollectorListenerState>(auth, 'POST', LISTENER, listen ? { listen, host, port } : { listen })
+  const body: RequestBody<typeof LISTENER> = listen ? { listen, host, port } : { listen }
+  return request<CollectorListenerState>(auth, 'POST', LISTENER, body)
 }

@@ -1,7 +1,7 @@
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import type { ChosenLocalFile } from '../../../src-main/preload/bridge'
 import { request, type ProjectAuth } from './http'
-import type { ImportJob, Rejection } from './importJobs'
-import type { DataType } from './schema'
+import type { ImportJob } from './importJobs'
 import { postForm, type UploadOptions } from './upload'
 
 /** File imports (UBA Desk addition, see /docs): a preview that writes nothing, and import jobs. */
@@ -12,74 +12,20 @@ import { postForm, type UploadOptions } from './upload'
  */
 export type ImportSource = File | ChosenLocalFile
 
-export type FileFormat = 'json' | 'csv' | 'tsv' | 'parquet' | 'excel'
-export type ImportKind = 'events' | 'profiles'
+type ImportFields = Omit<RequestBody<'/uba/api/import/jobs'>, 'path'>
 
 /** Tabular files: which columns hold the user, the event and the time, and what the others become. */
-export interface ImportMapping {
-  xwho?: string
-  xwhat?: string
-  /** One event id for every row (instead of xwhat). */
-  event?: string
-  xwhen?: string
-  /** Column -> property id, or null to leave the column out. */
-  properties?: Record<string, string | null>
-  /** Property id -> type, for properties the plan does not know yet. */
-  types?: Record<string, DataType>
-}
+export type ImportMapping = NonNullable<ImportFields['mapping']>
 
-export interface ImportOptions {
-  format?: FileFormat
-  kind?: ImportKind
-  mapping?: ImportMapping
-  sheet?: string
-  /** CSV and TSV: the cell separator (the server detects it when absent). */
-  delimiter?: string
-  /** CSV and TSV: the decimal mark of numbers (a point when absent). */
-  decimal?: '.' | ','
-  onError?: 'abort' | 'skip'
-  dedupe?: boolean
-}
-
-export interface PreviewProperty {
-  property: string
-  type: DataType
-  /** The plan knows it (its type is fixed). */
-  known: boolean
-  target: 'event' | 'user'
-}
-
-export interface PreviewRow {
-  row: number
-  xwho: string | null
-  xwhat: string | null
-  /** yyyy-MM-dd HH:mm:ss.SSS in the project's time zone. */
-  xwhen: string | null
-  ds: number | null
-  properties: Record<string, unknown>
-  problem: Omit<Rejection, 'row'> | null
-}
+/** The import's fields, sent as form fields beside an uploaded file or in the JSON body with a path. */
+export type ImportOptions = ImportFields
+export type FileFormat = NonNullable<ImportOptions['format']>
+export type ImportKind = NonNullable<ImportOptions['kind']>
 
 /** POST /uba/api/import/preview: the top of a file as it would be stored. */
-export interface ImportPreview {
-  format: FileFormat
-  /** events or profiles for tabular files, records for SDK records (JSON). */
-  kind: ImportKind | 'records'
-  sheets: string[] | null
-  /** CSV and TSV: the cell separator the file was read with; null for other formats. */
-  delimiter: string | null
-  /** CSV and TSV: the decimal mark numbers were read with; null for other formats. */
-  decimal: '.' | ',' | null
-  header: string[] | null
-  mapping: ImportMapping | null
-  /** What the mapping still lacks (tabular files), else null. */
-  mappingProblem: string | null
-  properties: PreviewProperty[]
-  rows: PreviewRow[]
-  rowsChecked: number
-  rowsRejected: number
-  problems: Rejection[]
-}
+export type ImportPreview = Answer<'/uba/api/import/preview', 'post'>
+export type PreviewProperty = ImportPreview['properties'][number]
+export type PreviewRow = ImportPreview['rows'][number]
 
 /** The format a file name says, as the server reads it; null when only the content can tell. */
 export function formatOfName(name: string): FileFormat | null {

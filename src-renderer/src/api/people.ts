@@ -28,7 +28,7 @@ export function getSequence(auth: ProjectAuth, user: UserRef, query: SequenceQue
 }
 
 /** JSON lines (the default), or CSV for spreadsheets: a header line, with a byte-order mark. */
-export type ExportFormat = 'json' | 'csv'
+export type ExportFormat = NonNullable<RequestBody<'/uba/api/users/sequence/export'>['format']>
 
 /** POST /uba/api/users/sequence/export: every event of the range, streamed. */
 export function exportSequence(auth: ProjectAuth, user: UserRef, query: Omit<SequenceQuery, 'limit'>, format: ExportFormat, options?: RequestOptions): Promise<Response> {

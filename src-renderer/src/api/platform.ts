@@ -8,39 +8,17 @@ export type WarehouseInput = NonNullable<RequestBody<'/uba/manage/enterprise/pro
 /** What Test connection learned: the server's version, and whether the database exists. */
 export type ServerFound = Answer<'/uba/manage/enterprise/warehouse/test', 'post'>
 
+/** A project as the platform lists it (spec 4.1), with its API token (`normalToken`). */
+export type Project = Answer<'/uba/manage/enterprise/projects'>[number]
+
 /** Data stream: 0 not started, 1 starting, 2 started, 3 interrupted, 5 closing. */
-export type StreamState = 0 | 1 | 2 | 3 | 5
+export type StreamState = Project['stream']
 
-/** A project as the platform lists it (spec 4.1). */
-export interface Project {
-  appKey: string
-  /** The project API token. */
-  normalToken: string
-  cname: string
-  version: string
-  createTime: number
-  /** 1 normal, 2 deleted, 3 abnormal and unavailable. */
-  status: number
-  partitionNum: number
-  stream: StreamState
-  /** IANA time zone in which the project's days and weeks are computed. */
-  timeZone: string
-  warehouse?: ProjectWarehouse
-}
+/** A project's detail: `finish` once asynchronous creation has completed. */
+export type ProjectDetail = Answer<'/uba/manage/enterprise/projects/{appKey}'>
 
-export interface ProjectDetail extends Omit<Project, 'normalToken'> {
-  /** Asynchronous creation has completed. */
-  finish: boolean
-}
-
-export interface NewProject {
-  /** Letters and digits only. */
-  name: string
-  appKey?: string
-  timeZone?: string
-  /** Default: the embedded DuckDB. */
-  warehouse?: WarehouseInput
-}
+/** The create request: a name of letters and digits; on the embedded DuckDB unless `warehouse` says otherwise. */
+export type NewProject = RequestBody<'/uba/manage/enterprise/projects'>
 
 const PROJECTS = '/uba/manage/enterprise/projects'
 
@@ -53,12 +31,12 @@ export function getProject(auth: PlatformAuth, appKey: string): Promise<ProjectD
 }
 
 /** Starts creation; it finishes in the background (poll getProject until `finish`). */
-export function createProject(auth: PlatformAuth, project: NewProject): Promise<{ appKey: string; success: number }> {
+export function createProject(auth: PlatformAuth, project: NewProject): Promise<Answer<'/uba/manage/enterprise/projects', 'post'>> {
   return request(auth, 'POST', PROJECTS, project)
 }
 
 /** Asks the stream to start or stop; the state moves on in the background. */
-export function switchStream(auth: PlatformAuth, appKey: string, on: boolean): Promise<{ success: number }> {
+export function switchStream(auth: PlatformAuth, appKey: string, on: boolean): Promise<Answer<'/uba/manage/enterprise/projects/{appKey}/stream', 'post'>> {
   return request(auth, 'POST', `${PROJECTS}/${encodeURIComponent(appKey)}/stream`, { streamSwitch: on })
 }
 

@@ -1,4 +1,4 @@
-import type { Answer } from '../../../src-shared/contract'
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import type { AnalysisKind } from './analysis'
 import { request, type ProjectAuth } from './http'
 
@@ -24,12 +24,8 @@ type Wire = Answer<'/uba/api/reports/{id}'>
 /** A report as the API answers it, its kind in the builder's words (null: an analysis this version does not know). */
 export type ReportRecord = Omit<Wire, 'kind'> & { kind: AnalysisKind | null }
 
-export interface ReportWrite {
-  name?: string
-  kind?: AnalysisKind
-  request?: object
-  options?: object
-}
+/** A report's fields as PUT takes them (POST needs name, kind and request), its kind in the builder's words. */
+export type ReportWrite = Omit<RequestBody<'/uba/api/reports/{id}', 'put'>, 'kind'> & { kind?: AnalysisKind }
 
 const BASE = '/uba/api/reports'
 

@@ -1,4 +1,4 @@
-import type { RequestBody } from '../../../src-shared/contract'
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, type ProjectAuth } from './http'
 
 /** The tracking plan (spec 4.3) and the metadata with virtual events (spec 4.4). */
@@ -9,47 +9,10 @@ export type DataType = (typeof DATA_TYPES)[number]
 /** 0 or 1, as the spec writes flags. */
 export type Flag = 0 | 1
 
-export interface PlanEvent {
-  id: string
-  name: string | null
-  remark: string | null
-  plan: Flag
-  dataStatus: Flag
-  preset: Flag
-  enable: Flag
-  /** Platforms that reported it, comma separated. */
-  platform: string | null
-}
-
-export interface PlanUserProperty {
-  id: string
-  name: string | null
-  remark: string | null
-  enable: Flag
-  /** 0: a hidden preset, used by the system only. */
-  visible: Flag
-  preset: Flag
-  dataType: DataType
-  plan: Flag
-  dataStatus: Flag
-  dict: Flag
-  masking: Flag
-}
-
-export interface PlanEventProperty {
-  id: string
-  name: string | null
-  remark: string | null
-  enable: Flag
-  /** 1: a common property every event carries. */
-  global: Flag
-  preset: Flag
-  dataType: DataType
-  plan: Flag
-  dataStatus: Flag
-  dict: Flag
-  masking: Flag
-}
+/** The tracking plan's records (spec 2.8). */
+export type PlanEvent = Answer<'/uba/api/schema/event'>[number]
+export type PlanUserProperty = Answer<'/uba/api/schema/userProperties'>[number]
+export type PlanEventProperty = Answer<'/uba/api/schema/eventProperties'>[number]
 
 type ContractFilter = NonNullable<RequestBody<'/uba/api/events/analyze'>['filter']>
 /** The filter operators the API knows (a condition's `function`). */
@@ -61,53 +24,23 @@ export type FilterCondition = Required<NonNullable<ContractFilter['conditions']>
 /** The contract's filter, as the renderer writes it: always with its conditions and relation. */
 export type Filter = { conditions: FilterCondition[]; relation: NonNullable<ContractFilter['relation']> }
 
-export interface VirtualMember {
-  /** event.<eventId> */
-  expression: string
-  filter?: Filter | null
-}
+/** GET /uba/api/meta/event: tracked and virtual events for analysis; `content` is a virtual event's rule. */
+export type MetaEvent = Answer<'/uba/api/meta/event'>[number]
+/** A virtual event's rule as stored: member events, each maybe filtered, combined by OR. */
+export type VirtualRule = NonNullable<MetaEvent['content']>
 
-export interface VirtualRule {
-  events: VirtualMember[]
-  relation: 'OR'
-}
-
-/** GET /uba/api/meta/event: tracked and virtual events for analysis. */
-export interface MetaEvent {
-  id: string
-  name: string | null
-  enable: Flag
-  remark: string | null
-  preset: Flag
-  platform: string | null
-  type: 'event' | 'virtual'
-  content: VirtualRule | null
-}
-
-/** A property as analyses see it (GET /uba/api/meta/eventProperties, userProperties). */
-export interface MetaProperty {
-  id: string
-  name: string | null
-  enable: Flag
-  preset: Flag
-  dataType: DataType
-}
+/** A property as analyses see it: what GET /uba/api/meta/eventProperties and userProperties both give. */
+export type MetaProperty = Pick<Answer<'/uba/api/meta/eventProperties'>[number], 'id' | 'name' | 'enable' | 'preset' | 'dataType'>
+export type MetaUserProperty = Answer<'/uba/api/meta/userProperties'>[number]
 
 /** What a PUT may change; null or "" clears a name or remark. */
-export interface PlanChanges {
-  name?: string | null
-  remark?: string | null
-  dataType?: DataType
-  /** Properties: 1 shows values masked where single users are shown. */
-  masking?: Flag
-}
+export type PlanChanges = RequestBody<'/uba/api/schema/eventProperties', 'put'>
 
-export interface VirtualEventInput {
-  id: string
-  name?: string | null
-  remark?: string | null
-  events?: VirtualMember[]
-}
+/**
+ * A virtual event as PUT /uba/api/meta/event/virtual takes it (only the fields sent change). A
+ * POST takes the same with events, and without nulls: inputOf writes it so for a new one.
+ */
+export type VirtualEventInput = RequestBody<'/uba/api/meta/event/virtual', 'put'>
 
 type Ok = { success: 0 }
 const q = encodeURIComponent
@@ -125,29 +58,17 @@ export const updateEventProperty = (auth: ProjectAuth, eventId: string, property
   request<Ok>(auth, 'PUT', `/uba/api/schema/eventProperties?eventId=${q(eventId)}&propertyId=${q(propertyId)}`, changes)
 
 /** Declaring an item outside the plan puts it into the plan with the name and remark sent (spec 3.4). */
-export const declareEvent = (auth: ProjectAuth, event: { id: string; name?: string; remark?: string; properties?: { id: string; dataType: DataType; name?: string; remark?: string }[] }) =>
-  request<Ok>(auth, 'POST', '/uba/api/schema/event', event)
-export const declareUserProperty = (auth: ProjectAuth, property: { id: string; dataType: DataType; name?: string; remark?: string }) =>
+export const declareEvent = (auth: ProjectAuth, event: RequestBody<'/uba/api/schema/event'>) => request<Ok>(auth, 'POST', '/uba/api/schema/event', event)
+export const declareUserProperty = (auth: ProjectAuth, property: RequestBody<'/uba/api/schema/userProperties'>) =>
   request<Ok>(auth, 'POST', '/uba/api/schema/userProperties', property)
 
 export const listMetaEvents = (auth: ProjectAuth, type: 'all' | 'event' | 'virtual' = 'all') => request<MetaEvent[]>(auth, 'GET', `/uba/api/meta/event?type=${type}`)
 export const listMetaEventProperties = (auth: ProjectAuth, eventId: string) =>
   request<MetaProperty[]>(auth, 'GET', `/uba/api/meta/eventProperties?eventId=${q(eventId)}`)
-export const listMetaUserProperties = (auth: ProjectAuth) => request<(MetaProperty & { visible: Flag })[]>(auth, 'GET', '/uba/api/meta/userProperties')
+export const listMetaUserProperties = (auth: ProjectAuth) => request<MetaUserProperty[]>(auth, 'GET', '/uba/api/meta/userProperties')
 
-/** GET /uba/api/meta/propertyValues: a property's most frequent values (UBA Desk addition). */
-export interface PropertyValues {
-  expression: string
-  dataType: DataType
-  masked: boolean
-  values: { value: string | number | boolean; count: number }[]
-  more: boolean
-  rows: number
-  nulls: number
-  sampled: boolean
-  /** Share of the table read: count / fraction estimates the whole. */
-  fraction: number
-}
+/** GET /uba/api/meta/propertyValues: a property's most frequent values (UBA Desk addition); count / fraction estimates the whole. */
+export type PropertyValues = Answer<'/uba/api/meta/propertyValues'>
 
 export const getPropertyValues = (auth: ProjectAuth, expression: string, search: string, options: { limit?: number; signal?: AbortSignal } = {}) =>
   request<PropertyValues>(auth, 'GET', `/uba/api/meta/propertyValues?expression=${q(expression)}&search=${q(search)}&limit=${options.limit ?? 50}`, undefined, { signal: options.signal })

@@ -1,15 +1,10 @@
+import type { Answer } from '../../../src-shared/contract'
 import { request, type PlatformAuth } from './http'
 
-/** The folders imports by path may read (platform setting import.roots). */
-export interface ImportRoots {
-  roots: string[]
-  /** The setting was never changed: the roots are the defaults (home and temp folders). */
-  defaults: boolean
-  /** Folders added for this run with serve --import-root; not editable here. */
-  commandLine: string[]
-}
+/** The folders imports by path may read (platform setting import.roots): `defaults` while never changed, `commandLine` the ones serve --import-root added (not editable here). */
+export type ImportRoots = Answer<typeof IMPORT_ROOTS>
 
-const IMPORT_ROOTS = '/uba/manage/enterprise/settings/importRoots'
+const IMPORT_ROOTS = '/uba/manage/enterprise/settings/importRoots' as const
 
 export function getImportRoots(auth: PlatformAuth): Promise<ImportRoots> {
   return request<ImportRoots>(auth, 'GET', IMPORT_ROOTS)

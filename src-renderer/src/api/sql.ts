@@ -1,3 +1,4 @@
+import type { RequestBody } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
 
 /**
@@ -9,7 +10,7 @@ import { request, requestStream, type ProjectAuth, type RequestOptions } from '.
 export type SqlRow = Record<string, unknown>
 
 /** csv: a header line, then rows; json: JSON lines (one object per row) when exported. */
-export type SqlFormat = 'csv' | 'json'
+export type SqlFormat = NonNullable<RequestBody<'/uba/api/sql/export'>['format']>
 
 /** POST /uba/api/sql/query with format json: the whole result as an array of rows. */
 export function runQuery(auth: ProjectAuth, sql: string, options?: RequestOptions): Promise<SqlRow[]> {

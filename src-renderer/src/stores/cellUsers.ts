@@ -2,9 +2,10 @@ import { defineStore } from 'pinia'
 import { ref, shallowRef, watch } from 'vue'
 import { cellUsers, exportCellUsers, saveCellCohort, type CellQuery, type CellUser, type SavedCellCohort } from '../api/cellUsers'
 import { readStream } from '../api/http'
-import type { CellTarget } from '../views/Charts/drilldown/cells'
+import type { AnalysisRequests } from '../api/analysis'
+import type { CellTarget } from '../models/charts/cellTarget'
 import { noteMine } from '../models/cohorts/creator'
-import { downloadBlob, fileName } from '../views/Charts/results/download'
+import { downloadBlob, fileName } from '../download'
 import { useMetaStore } from './meta'
 import { useSessionStore } from './session'
 
@@ -21,7 +22,7 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
 
   const target = shallowRef<CellTarget | null>(null)
   /** The analysis request the answer on screen was computed from. */
-  const body = shallowRef<object | null>(null)
+  const body = shallowRef<AnalysisRequests[keyof AnalysisRequests] | null>(null)
   const choice = ref(0)
   const phase = ref<'idle' | 'loading' | 'ready' | 'error'>('idle')
   const count = ref<number | null>(null)
@@ -59,7 +60,7 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
     }
   }
 
-  function open(t: CellTarget, request: object): void {
+  function open(t: CellTarget, request: AnalysisRequests[keyof AnalysisRequests]): void {
     target.value = t
     body.value = request
     choice.value = 0

@@ -5,6 +5,7 @@ import { createDashboard, deleteDashboard, getDashboard, listDashboards, nextTil
 import { decodeState } from '../models/charts/chartState'
 import { resolveRange } from '../models/charts/dates'
 import { useProjectStore } from './project'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
@@ -29,9 +30,9 @@ export const useDashboardStore = defineStore('dashboards', () => {
   const session = useSessionStore()
   const projects = useProjectStore()
 
-  const list = shallowRef<DashboardSummary[]>([])
-  const listState = ref<LoadState>('idle')
-  const listError = ref<Error | null>(null)
+  // the listing: an answer for the project the user has since left is dropped
+  const listing = projectResource<DashboardSummary[]>([], { needsToken: true })
+  const list = listing.current
   const current = shallowRef<Dashboard | null>(null)
   const currentState = ref<LoadState>('idle')
   const currentError = ref<Error | null>(null)
@@ -47,17 +48,8 @@ export const useDashboardStore = defineStore('dashboards', () => {
     return { done, total: tiles.length }
   })
 
-  async function loadList(): Promise<void> {
-    if (!session.token) return
-    listState.value = 'loading'
-    try {
-      list.value = await listDashboards(session.projectAuth)
-      listState.value = 'ready'
-      listError.value = null
-    } catch (err) {
-      listState.value = 'error'
-      listError.value = err as Error
-    }
+  function loadList(): Promise<void> {
+    return listing.load(listDashboards)
   }
 
   /**
@@ -174,5 +166,5 @@ export const useDashboardStore = defineStore('dashboards', () => {
     await loadList()
   }
 
-  return { list, listState, listError, current, currentState, currentError, runs, progress, loadList, open, runAll, change, arrange, create, addReport, remove }
+  return { list, listState: listing.state, listError: listing.error, current, currentState, currentError, runs, progress, loadList, open, runAll, change, arrange, create, addReport, remove }
 })

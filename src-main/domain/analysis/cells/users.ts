@@ -45,9 +45,9 @@ export const MAX_PAGE_SIZE = 10_000
  * load, so a project without them names nobody.
  */
 async function membersOf(conn: Warehouse, d: Dialect): Promise<string> {
-  const has = async (table: string) => Number((await conn.rows(d.tableCount(table)))[0][0]) > 0
-  const [ids, aliases] = [await has('user_ids'), await has('user_aliases')]
-  const users = ids && aliases ? USERS : ids ? '(SELECT distinct_id, xwho FROM user_ids)' : null
+  const tables = new Set<string>()
+  for (const table of ['user_ids', 'user_aliases']) if (Number((await conn.rows(d.tableCount(table)))[0][0]) > 0) tables.add(table)
+  const users = tables.size === 2 ? USERS : tables.has('user_ids') ? '(SELECT distinct_id, xwho FROM user_ids)' : null
   if (!users) return `(SELECT distinct_id, ${d.cast('NULL', 'string')} AS xwho FROM cell_ids)`
   return `(SELECT c.distinct_id, x.xwho FROM cell_ids c LEFT JOIN ${users} x ON x.distinct_id = c.distinct_id)`
 }

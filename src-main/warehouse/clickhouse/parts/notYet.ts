@@ -1,4 +1,5 @@
 import { engineUnavailable } from '../../../errors'
+import type { FilesPart } from '../../parts/files'
 import type { GeneratorPart } from '../../parts/generator'
 import type { ImportsPart } from '../../parts/imports'
 import type { LoadsPart } from '../../parts/loads'
@@ -8,7 +9,8 @@ import type { TypedReadsPart } from '../../parts/typedReads'
 /**
  * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads, importing files and
  * generating sample data (the collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
- * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write.
+ * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write. The files part
+ * stays here for good: DuckDB reads the files of every project, a ClickHouse one's included.
  */
 const METHODS = [
   'notBlank', 'startsWith', 'matches', 'includes', 'firstWhere', 'tryCast', 'epochMillisText', 'jsonMember', 'jsonKeys', 'jsonMembers', 'listItem',
@@ -18,7 +20,9 @@ const METHODS = [
   'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
   'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName', 'tempViewAs',
   'cellKindOf', 'cellText', 'fromCell', 'eventTimeOfCell', 'fromText', 'fromJsonText', 'eventTime', 'dayOfDate', 'jsonTextIsString', 'jsonTextIsNumber',
-  'jsonTextIsInteger', 'jsonTextString',
+  'jsonTextIsInteger', 'jsonTextString', 'loadTime',
+  'jsonArrayLines', 'fileLines', 'delimitedFile', 'firstRejectedLine', 'rejectedLine', 'parquetFile', 'describeColumns', 'cellAsText', 'tempColumns',
+  'insertionOrder', 'defaultInsertionOrder',
 ] as const
 
 function refusal(name: string): () => never {
@@ -27,4 +31,4 @@ function refusal(name: string): () => never {
   }
 }
 
-export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart & TypedReadsPart
+export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart & TypedReadsPart & FilesPart

@@ -172,6 +172,7 @@ export const typedReads: TypedReadsPart = {
   cellText,
   fromCell,
   eventTimeOfCell,
+  loadTime: () => 'now()',
   fromText,
   fromJsonText,
   eventTime,

@@ -1,4 +1,4 @@
-import type { AnalysisKind } from '../../api/analysis'
+import type { AnalysisKind, AnalysisRequests } from '../../api/analysis'
 import { resolveRange } from './dates'
 import { defaultDefinitions, KINDS, type Definitions, type RangeDraft, type RangePreset } from './definitions'
 import { buildRequest } from './requests'
@@ -66,7 +66,7 @@ export function decodeState(kind: AnalysisKind, text: unknown): ChartState | nul
 }
 
 /** The request a state asks (null while incomplete): what a saved report keeps besides the state. */
-export function requestOf(state: ChartState, timeZone?: string): object | null {
+export function requestOf(state: ChartState, timeZone?: string): AnalysisRequests[AnalysisKind] | null {
   const defs = { ...defaultDefinitions(), [state.kind]: state.definition } as Definitions
   const built = buildRequest(state.kind, defs, { range: resolveRange(state.range, timeZone), crowd: state.crowd })
   return 'body' in built ? built.body : null

@@ -1,5 +1,5 @@
 import type { CohortRule, EventRule, UserRule } from '../../api/cohorts'
-import type { DataType, Filter } from '../../api/schema'
+import type { DataType } from '../../api/schema'
 import { operatorOf } from '../../filters/operators'
 import { COUNT_OPERATORS } from './draft'
 
@@ -47,10 +47,10 @@ function comparison(type: DataType | undefined, fn: string, params: (string | nu
   return values ? `${label} ${values}` : label
 }
 
-export function filterWords(filter: Filter | undefined, names: Names): string[] {
+export function filterWords(filter: EventRule['filter'], names: Names): string[] {
   return (filter?.conditions ?? []).map((c, i) => {
     const joiner = i === 0 ? '' : filter!.relation === 'OR' ? 'or ' : 'and '
-    return `${joiner}${names.property(c.expression)} ${comparison(names.typeOf(c.expression), c.function, c.params)}`
+    return `${joiner}${names.property(c.expression)} ${comparison(names.typeOf(c.expression), c.function, c.params ?? [])}`
   })
 }
 
@@ -65,7 +65,7 @@ function windowWords(rule: EventRule): string {
 }
 
 function userWords(rule: UserRule, names: Names): RuleWords {
-  return { subject: names.property(rule.expression), text: comparison(names.typeOf(rule.expression), rule.function, rule.params), where: [] }
+  return { subject: names.property(rule.expression), text: comparison(names.typeOf(rule.expression), rule.function, rule.params ?? []), where: [] }
 }
 
 function eventWords(rule: EventRule, names: Names): RuleWords {

@@ -1,4 +1,4 @@
-import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation } from '../../api/cohorts'
+import type { BetweenRelation, CohortContent, CohortRule, CountAggregator, EventRule, GroupRelation, UserRule } from '../../api/cohorts'
 import type { Filter, FilterFunction } from '../../api/schema'
 import { emptyFilter, newKey, type FilterDraft, type PropertyRefDraft } from '../../filters/draft'
 import { OPERATORS, operatorOf, paramsComplete, type Operator } from '../../filters/operators'
@@ -118,7 +118,7 @@ function countProblem(rule: EventRuleDraft): string | null {
 
 function userProblem(rule: UserRuleDraft): string | null {
   if (!rule.property) return 'Pick a user property.'
-  const operator = operatorOf(rule.property.dataType, rule.function)
+  const operator = userOperators(rule.property).find((o) => o.function === rule.function)
   if (!operator) return 'Pick how to compare the property.'
   return paramsComplete(operator.params, rule.params) ? null : 'Fill in the value to compare with.'
 }
@@ -168,12 +168,18 @@ function windowOf(w: WindowDraft): Pick<EventRule, 'eventAbsoluteTimeParams' | '
   return { eventRelativeTimeParam: `${Number(w.days) - 1},0,day` }
 }
 
+/** The operators a user rule takes: those of filters but RELATIVE_TIME_OF_EVENT (it needs an event). */
+const isUserFunction = (f: FilterFunction | ''): f is UserRule['function'] => f !== '' && f !== 'RELATIVE_TIME_OF_EVENT'
+const isCountFunction = (f: FilterFunction): f is EventRule['function'] => COUNT_OPERATORS.some((o) => o.function === f)
+
 function ruleOf(rule: RuleDraft): CohortRule {
   if (rule.type === 'user') {
     // checkDraft has asked for the operator; a rule without one is a mistake of the caller, never sent
-    if (rule.function === '') throw new Error('contentOf: a user rule without an operator (checkDraft first)')
+    if (!isUserFunction(rule.function)) throw new Error('contentOf: a user rule without an operator it takes (checkDraft first)')
     return { type: 'user', expression: `user.${rule.property?.id ?? ''}`, function: rule.function, params: rule.params }
   }
+  // the builder offers COUNT_OPERATORS only
+  if (!isCountFunction(rule.function)) throw new Error(`contentOf: an event rule compares a count, not with ${rule.function}`)
   const counted = rule.aggregator === 'REMOVE_DUMPLICATE' && rule.property ? `.${rule.property.id}` : ''
   const filter = filterOf(rule.filter, rule.eventId)
   return {

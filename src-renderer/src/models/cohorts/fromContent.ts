@@ -1,5 +1,5 @@
 import type { CohortContent, CohortRule, EventRule } from '../../api/cohorts'
-import type { DataType, Filter } from '../../api/schema'
+import type { DataType } from '../../api/schema'
 import { emptyFilter, newKey, type CohortDraft, type FilterDraft, type PropertyRefDraft, type RuleDraft, type WindowDraft } from './draft'
 
 /**
@@ -16,11 +16,11 @@ function refOf(expression: string, typeOf: TypeOf): PropertyRefDraft {
   return { scope, id: parts[parts.length - 1], dataType: typeOf(expression) ?? 'string' }
 }
 
-function filterDraft(filter: Filter | undefined, typeOf: TypeOf): FilterDraft {
+function filterDraft(filter: EventRule['filter'], typeOf: TypeOf): FilterDraft {
   if (!filter) return emptyFilter()
   return {
     relation: filter.relation === 'OR' ? 'OR' : 'AND',
-    conditions: filter.conditions.map((c) => ({ key: newKey(), property: refOf(c.expression, typeOf), function: c.function, params: [...c.params] })),
+    conditions: (filter.conditions ?? []).map((c) => ({ key: newKey(), property: refOf(c.expression, typeOf), function: c.function, params: [...(c.params ?? [])] })),
   }
 }
 
@@ -34,7 +34,7 @@ function windowDraft(rule: EventRule): WindowDraft {
 }
 
 function ruleDraft(rule: CohortRule, typeOf: TypeOf): RuleDraft {
-  if (rule.type === 'user') return { key: newKey(), type: 'user', property: refOf(rule.expression, typeOf), function: rule.function, params: [...rule.params] }
+  if (rule.type === 'user') return { key: newKey(), type: 'user', property: refOf(rule.expression, typeOf), function: rule.function, params: [...(rule.params ?? [])] }
   const [, eventId, propertyId] = rule.expression.split('.')
   return {
     key: newKey(),

@@ -1,7 +1,7 @@
 import { ref } from 'vue'
 import { useChartPalette } from '../../components/charts/palette'
 import { saveFile } from '../../desktop'
-import { fileName } from '../Charts/results/download'
+import { fileName } from '../../download'
 import { boardPdf, boardPng, drawBoard, type TilePicture } from './exportBoard'
 
 export type BoardFormat = 'png' | 'pdf'

@@ -1,7 +1,7 @@
 import type { AnalysisKind, DistributionResponse, FunnelsResponse, RetentionResponse, UserAttributesResponse } from '../../../api/analysis'
-import type { CellCoordinates } from '../../../api/cellUsers'
+import type { CellCoordinatesOf } from '../../../api/cellUsers'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
-import type { CellChoice, CellTarget } from './cellTarget'
+import type { CellChoice, CellTarget } from '../../../models/charts/cellTarget'
 
 /**
  * Which cells of the funnel, retention, distribution and user-attribute tables open their users,
@@ -32,10 +32,10 @@ function funnelCell(r: FunnelsResponse, labels: ResultLabels, row: number, col: 
     }
   } else return null
   const at = (k: number) => answer.stepsDetail[k]?.convertedUser[0] ?? 0
-  const byValue: CellCoordinates = ALL_ROW(answer.byValue) ? {} : { byValue: answer.byValue }
+  const byValue: Omit<CellCoordinatesOf['funnels'], 'step'> = ALL_ROW(answer.byValue) ? {} : { byValue: answer.byValue }
   const name = (k: number) => `${k + 1}. ${labels.steps[k] ?? r.stepEvents[k]}`
-  const converted: CellChoice = { label: 'Reached', cell: { step, ...byValue }, figure: at(step) }
-  const drop: CellChoice | null = step < steps - 1 ? { label: 'Dropped off', cell: { step, outcome: 'dropped', ...byValue }, figure: at(step) - at(step + 1) } : null
+  const converted: CellChoice<'funnels'> = { label: 'Reached', cell: { step, ...byValue }, figure: at(step) }
+  const drop: CellChoice<'funnels'> | null = step < steps - 1 ? { label: 'Dropped off', cell: { step, outcome: 'dropped', ...byValue }, figure: at(step) - at(step + 1) } : null
   const segment = ALL_ROW(answer.byValue) ? '' : `${labels.breakdowns[0] ?? r.byField}: ${answer.byValue}`
   return {
     kind: 'funnels',
@@ -50,7 +50,7 @@ function retentionCell(r: RetentionResponse, labels: ResultLabels, row: number, 
   const answer = r.rows[row]
   if (!answer || col < 1) return null
   const broken = r.byField !== null
-  const at: CellCoordinates = ALL_ROW(answer.byValue) ? {} : broken ? { byValue: answer.byValue } : { day: answer.byValue.slice(0, 10).replaceAll('/', '-') }
+  const at: CellCoordinatesOf['retention'] = ALL_ROW(answer.byValue) ? {} : broken ? { byValue: answer.byValue } : { day: answer.byValue.slice(0, 10).replaceAll('/', '-') }
   const rowName = ALL_ROW(answer.byValue) ? 'All users' : broken ? `${labels.breakdowns[0] ?? r.byField}: ${answer.byValue}` : `Cohort of ${answer.byValue.slice(0, 10).replaceAll('/', '-')}`
   const [first, second] = labels.steps
   if (col === 1) {

@@ -1,5 +1,5 @@
 import type { EventsRequest, EventsResponse } from '../../../api/analysis'
-import type { CellTarget } from './cellTarget'
+import type { CellTarget } from '../../../models/charts/cellTarget'
 
 /**
  * Which cells and points of the event table and chart open their users, and the cell to ask the

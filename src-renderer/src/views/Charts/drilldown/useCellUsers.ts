@@ -26,7 +26,7 @@ export function useCellUsers() {
     const result = charts.result
     const built = charts.built
     if (!result || !charts.upToDate || !('body' in built)) return null
-    return { result, body: built.body as object }
+    return { result, body: built.body }
   })
 
   // the users are of a cell of the answer on screen: another analysis leaves them behind

@@ -1,7 +1,7 @@
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
-import type { TableModel } from './table'
-import { formatCompact, formatNumber } from './format'
+import type { TableModel } from '../../../models/charts/table'
+import { formatCompact, formatNumber } from '../../../models/charts/format'
 
 /** What each analysis's shaping gives the result panel. */
 export interface Shaped {

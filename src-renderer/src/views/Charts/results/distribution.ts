@@ -3,8 +3,8 @@ import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, categoryAxis, legend, valueAxis, type Shaped } from './chartBase'
-import { formatNumber } from './format'
-import { cell, type TableModel } from './table'
+import { formatNumber } from '../../../models/charts/format'
+import { cell, type TableModel } from '../../../models/charts/table'
 
 const MAX_ROWS = 6
 

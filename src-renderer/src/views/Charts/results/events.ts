@@ -6,7 +6,7 @@ import { fullPeriod, periodLabel } from '../../../models/charts/dates'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { axisTooltip, base, categoryAxis, legend, MAX_SERIES, valueAxis, type AxisParam, type Shaped } from './chartBase'
 import { change, changeText, periodState, splitLine } from './periods'
-import { cell, type TableModel } from './table'
+import { cell, type TableModel } from '../../../models/charts/table'
 
 type Row = EventsResponse['rows'][number]
 /** Measure m of a row, or the formula (m = -1). */

@@ -4,8 +4,8 @@ import type { ChartPalette } from '../../../components/charts/palette'
 import { fullPeriod, shortDay } from '../../../models/charts/dates'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, categoryAxis, escapeHtml, legend, valueAxis, type Shaped } from './chartBase'
-import { formatNumber, formatRate, rate } from './format'
-import { cell, type TableModel } from './table'
+import { formatNumber, formatRate, rate } from '../../../models/charts/format'
+import { cell, type TableModel } from '../../../models/charts/table'
 
 /** The funnel's other two views: the time-to-convert histogram and the conversion trend by entry day. */
 

@@ -3,9 +3,9 @@ import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, categoryAxis, escapeHtml, legend, valueAxis, type Shaped } from './chartBase'
-import { formatDuration, formatNumber, formatRate, rate } from './format'
+import { formatDuration, formatNumber, formatRate, rate } from '../../../models/charts/format'
 import { change, changeText } from './periods'
-import { cell, type TableModel, type TableCell } from './table'
+import { cell, type TableModel, type TableCell } from '../../../models/charts/table'
 
 /** Segments compared in the chart at most (the table lists them all). */
 const MAX_SEGMENTS = 6

@@ -1,4 +1,4 @@
-import { formatRate, rate } from './format'
+import { formatRate, rate } from '../../../models/charts/format'
 
 /**
  * Periods that are not over. The rule: in the project's time zone, the period holding today (the

@@ -6,9 +6,9 @@ import { fullPeriod, periodLabel } from '../../../models/charts/dates'
 import { UNIT_LABELS } from '../../../models/charts/labels'
 import type { ResultLabels } from '../../../models/charts/resultLabels'
 import { base, escapeHtml, type Shaped } from './chartBase'
-import { formatNumber, formatRate, rate } from './format'
+import { formatNumber, formatRate, rate } from '../../../models/charts/format'
 import { retentionCurve } from './retentionCurve'
-import { cell, type TableModel } from './table'
+import { cell, type TableModel } from '../../../models/charts/table'
 
 const ROW_HEIGHT = 24
 /** Cells in view at once: beyond these the heatmap scrolls (sliders, wheel), so each keeps its number. */

@@ -2,7 +2,7 @@ import type { RetentionResponse } from '../../../api/analysis'
 import type { ChartOption } from '../../../components/charts/echarts'
 import type { ChartPalette } from '../../../components/charts/palette'
 import { base, categoryAxis, escapeHtml, legend, MAX_SERIES, valueAxis } from './chartBase'
-import { formatNumber, formatRate, rate } from './format'
+import { formatNumber, formatRate, rate } from '../../../models/charts/format'
 
 interface CurveParam {
   seriesIndex?: number

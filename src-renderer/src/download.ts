@@ -1,4 +1,4 @@
-import { saveFile } from '../../../desktop'
+import { saveFile } from './desktop'
 
 /** Saves a file from the page: a download in a browser, the native save dialog in the desktop app. */
 export function downloadText(filename: string, text: string, type: string): void {
