@@ -79,6 +79,9 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     await both(single(eventRule('event.view.price', 'REMOVE_DUMPLICATE', 'GTE', [2], days('2024-01-01', '2024-01-03'))), ['a'])
     const dear = { conditions: [{ expression: 'event.view.price', function: 'GT', params: [100] }], relation: 'AND' }
     await both(single(views('GTE', [1], '2024-01-01', '2024-01-03', dear)), ['b', 'c'])
+    // a user property in an event rule's filter: the profile joined inside the rule's subquery
+    const inX = { conditions: [{ expression: 'user.city', function: 'EQ', params: ['X'] }], relation: 'AND' }
+    await both(single(views('GTE', [1], '2024-01-01', '2024-01-03', inX)), ['a'])
   })
 
   it('combines groups with OR inside, AND and AND_NOT between them', async () => {
@@ -128,6 +131,12 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     }
     // a and e; only a viewed: 01-01 23:30 and 01-02 00:30
     for (const rows of answers) expect(rows).toEqual([{ byValue: [], sum: [2], values: [[1, 1, 0]] }])
+    // the crowd beside a breakdown by a user property (the nested profile join)
+    for (const [i, [, p]] of projects().entries()) {
+      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body: { ...body(codes[i]), byFields: [{ expression: 'user.city' }] } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.rows).toEqual([{ byValue: ['X'], sum: [2], values: [[1, 1, 0]] }])
+    }
   })
 
   const tagOf = async (p: Twin, code: string, versions: number) => {
