@@ -5751,7 +5751,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a running analysis
-         * @description Stops the analysis started with ?runId= (on ClickHouse: KILL QUERY of its queries by their ids). The analysis request then answers 503 "the analysis <runId> was cancelled" with data ["runId"], and nothing of it is cached. No analysis of that id running in the project is a 400 naming runId.
+         * @description Stops the analysis started with ?runId= (on ClickHouse: KILL QUERY of its queries by their ids): `cancelled` true. The analysis request then answers 503 "the analysis <runId> was cancelled" with data ["runId"], and nothing of it is cached. When no analysis of that id runs in the project, `cancelled` is false: one that ended is left as it is, and one that starts within a minute (its request overtaken by this one) is cancelled as it starts.
          */
         delete: {
             parameters: {
@@ -5772,8 +5772,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             runId: string;
-                            /** @enum {boolean} */
-                            cancelled: true;
+                            cancelled: boolean;
                         };
                     };
                 };

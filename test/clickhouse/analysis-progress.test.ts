@@ -106,12 +106,15 @@ describe.skipIf(!clickhouseAvailable())('progress and cancel of a long analysis 
     expect(after.body).toEqual({ state: 'cancelled' })
   }, 300_000)
 
-  it('refuses a runId that is not 1 to 64 letters, digits, - or _; a cancel of a run that never started does nothing', async () => {
+  it('refuses a runId that is not 1 to 64 letters, digits, - or _; a cancel that overtakes its run cancels it when it starts', async () => {
     const bad = await s.call('POST', '/uba/api/events/analyze?runId=a%20b', { headers: house, body: analysis })
     expect(bad).toMatchObject({ status: 400, body: { data: ['runId'] } })
     const badCancel = await s.call('DELETE', '/uba/api/analyses/a%20b', { headers: house })
     expect(badCancel).toMatchObject({ status: 400, body: { data: ['runId'] } })
     const none = await s.call('DELETE', '/uba/api/analyses/never-started', { headers: house })
     expect(none).toMatchObject({ status: 200, body: { runId: 'never-started', cancelled: false } })
+    // its POST comes after the DELETE (a client's requests may overtake each other): it is cancelled at once
+    const late = await s.call('POST', '/uba/api/events/analyze?runId=never-started', { headers: house, body: analysis })
+    expect(late).toMatchObject({ status: 503, body: { msg: 'the analysis never-started was cancelled', data: ['runId'] } })
   })
 })

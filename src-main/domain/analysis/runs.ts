@@ -24,6 +24,8 @@ const KEEP_MS = 60_000
 export const RUN_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
 const runs = contextState(() => new Map<string, Run>())
+/** Cancels that came before their run (a caller's DELETE may overtake its POST): kept a minute. */
+const early = contextState(() => new Set<string>())
 const keyOf = (appKey: string, runId: string) => `${appKey}\u0000${runId}`
 
 /** 503: what a cancelled analysis answers (the engine stopped it at the caller's request). */
@@ -42,8 +44,10 @@ export async function tracked<T>(ctx: DomainContext, appKey: string, runId: stri
   let end!: () => void
   const run: Run = { state: 'running', conn, ended: new Promise((resolve) => (end = resolve)) }
   map.set(key, run)
+  if (early(ctx).delete(key)) run.state = 'cancelled'
   let outcome: { ok: true; result: T } | { ok: false; err: unknown }
   try {
+    if (run.state === 'cancelled') throw cancelledAnswer(runId)
     // the engine counts how far a statement is only when asked to (DuckDB; ClickHouse always does)
     for (const statement of conn.dialect.reportProgress()) await conn.run(statement)
     outcome = { ok: true, result: await work() }
@@ -59,10 +63,20 @@ export async function tracked<T>(ctx: DomainContext, appKey: string, runId: stri
   return outcome.result
 }
 
-/** Cancels the project's running analysis `runId`: false when none runs under that id. */
+/**
+ * Cancels the project's running analysis `runId`: false when none runs under that id. A run that
+ * has not started yet is cancelled when it starts, within a minute.
+ */
 export function cancelRun(ctx: DomainContext, appKey: string, runId: string): boolean {
-  const run = runs(ctx).get(keyOf(appKey, runId))
-  if (!run || run.state !== 'running') return false
+  const key = keyOf(appKey, runId)
+  const run = runs(ctx).get(key)
+  if (!run) {
+    const pending = early(ctx)
+    pending.add(key)
+    setTimeout(() => pending.delete(key), KEEP_MS).unref()
+    return false
+  }
+  if (run.state !== 'running') return false
   run.state = 'cancelled'
   run.conn.interrupt()
   return true

@@ -36,7 +36,7 @@ export default async function analysisRunRoutes(app: FastifyInstance, ctx: Domai
     schema: {
       tags: ['analysis'],
       summary: 'Cancel a running analysis',
-      description: 'Stops the analysis started with ?runId= (on ClickHouse: KILL QUERY of its queries by their ids): `cancelled` true. The analysis request then answers 503 "the analysis <runId> was cancelled" with data ["runId"], and nothing of it is cached. When no analysis of that id runs in the project (it ended, or never started) nothing happens: `cancelled` false.',
+      description: 'Stops the analysis started with ?runId= (on ClickHouse: KILL QUERY of its queries by their ids): `cancelled` true. The analysis request then answers 503 "the analysis <runId> was cancelled" with data ["runId"], and nothing of it is cached. When no analysis of that id runs in the project, `cancelled` is false: one that ended is left as it is, and one that starts within a minute (its request overtaken by this one) is cancelled as it starts.',
       security: projectSecurity,
       params,
       response: responses(cancelled),
