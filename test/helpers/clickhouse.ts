@@ -146,12 +146,14 @@ export interface StartOptions {
   dir?: string
   /** max_memory_usage of the default profile, per query: 2 GB by default. */
   memoryBytes?: number
+  /** The HTTP port (a kept project's address stays the same); a free one by default. */
+  httpPort?: number
 }
 
 async function startOnce(timeoutMs: number, options: StartOptions): Promise<TestClickHouse> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'uba-desk-clickhouse-'))
   for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true })
-  const ports = { http: await freePort(), tcp: await freePort(), interserver: await freePort() }
+  const ports = { http: options.httpPort ?? (await freePort()), tcp: await freePort(), interserver: await freePort() }
   writeFileSync(join(dir, 'config.xml'), configXml(dir, ports))
   writeFileSync(join(dir, 'users.xml'), usersXml(options.memoryBytes ?? 2_000_000_000))
   const url = `http://127.0.0.1:${ports.http}`
