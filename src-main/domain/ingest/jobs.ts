@@ -192,7 +192,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
       let unsettled: unknown = null
       const stop = trackProgress(ctx, id, l)
       try {
-        await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+        await ctx.warehouse.withLoading(scope.appKey, scope.timeZone, async (conn) => {
           l.conn = conn
           for (const statement of conn.dialect.reportProgress()) await conn.run(statement)
           const result = await work(

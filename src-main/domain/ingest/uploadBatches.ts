@@ -106,7 +106,7 @@ async function drain(ctx: DomainContext, appKey: string, timeZone: string, queue
 
 async function writeBatch(ctx: DomainContext, appKey: string, timeZone: string, batch: Waiting[]): Promise<void> {
   try {
-    const written = await withWriteLock(ctx, appKey, () => ctx.warehouse.withConnection(appKey, timeZone, (conn) => writeTogether(ctx, { appKey, timeZone }, conn, batch.map((w) => w.texts))), LOCK_WAIT_MS)
+    const written = await withWriteLock(ctx, appKey, () => ctx.warehouse.withLoading(appKey, timeZone, (conn) => writeTogether(ctx, { appKey, timeZone }, conn, batch.map((w) => w.texts))), LOCK_WAIT_MS)
     batch.forEach((w, i) => w.resolve(written[i]))
   } catch (err) {
     // the batch was rolled back whole. An engine error may come from one upload (a poisoned one,
