@@ -1,5 +1,6 @@
 import type { BoundValue } from '../../src-main/warehouse'
 import type { Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
+import { outcomes as clickhouseOutcomes } from '../../src-main/warehouse/clickhouse/parts/outcomes'
 
 /**
  * A second Dialect, for tests only: it prints a ClickHouse-flavoured SQL (named placeholders
@@ -217,4 +218,6 @@ export const printingDialect: Dialect = {
   jsonTextIsNumber: (text) => `isValidJSON(${text}) AND JSONType(${text}) IN ('Int64', 'UInt64', 'Double')`,
   jsonTextIsInteger: (text) => `match(${text}, '^-?[0-9]+$')`,
   jsonTextString: (text) => `JSONExtract(${text}, 'Nullable(String)')`,
+  // the outcomes table as ClickHouse writes it (no printed form of its own)
+  ...clickhouseOutcomes,
 }

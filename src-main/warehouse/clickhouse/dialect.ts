@@ -4,6 +4,7 @@ import { arrays } from './parts/arrays'
 import { customSql } from './parts/customSql'
 import { names } from './parts/names'
 import { notYet } from './parts/notYet'
+import { outcomes } from './parts/outcomes'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { resultText } from './parts/resultText'
@@ -20,5 +21,5 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...notYet }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...notYet, ...outcomes }
 }
