@@ -3,6 +3,7 @@ import type { ClickHouseWarehouse } from '../clickhouse/warehouse'
 import type { ValuePolicy } from '../values'
 import { copyStoredRows, prepareLocal } from './fetch'
 import { ship } from './ship'
+import { testPause } from '../../domain/testPause'
 
 /**
  * The warehouse a load of a ClickHouse project runs on ("load locally, ship the result";
@@ -49,6 +50,7 @@ export class LoadingWarehouse implements Warehouse {
         } finally {
           this.#shipping = false
         }
+        await testPause('shipped', 'load of a ClickHouse project')
         return out
       }),
     )
