@@ -83,6 +83,18 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     await expectSameRows(s, pair)
   })
 
+  it('a preview reads and checks the file on the local database: the same answer as on DuckDB', async () => {
+    const body = { path: fixture('peek.jsonl', [rec('a', 'view', T, { price: 'x', fresh: 1 }), rec('z', 'view', T)].join('\n')) }
+    const answers = []
+    for (const p of [pair.duck, pair.house]) {
+      const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      answers.push(res.body)
+    }
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[0].rowsRejected).toBe(1)
+  })
+
   it('a CSV of events and of profiles', async () => {
     const events = 'user,event,time,price,note\nf,buy,2024-02-01 10:00:00,5,"a, b"\ng,buy,2024-02-01 11:00:00,6,\n'
     await both({ path: fixture('events.csv', events), kind: 'events', mapping: { xwho: 'user', xwhat: 'event', xwhen: 'time' } })
