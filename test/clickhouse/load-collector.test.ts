@@ -77,4 +77,10 @@ describe.skipIf(!clickhouseAvailable())('the collector into a ClickHouse project
     await expectSameRows(s, pair, { byUser: true })
     expect(await leftovers(s, pair)).toEqual([])
   })
+
+  it('the data stream of a ClickHouse project stops (nothing to fold into a file there), and uploads are refused again', async () => {
+    await switchStreamAndWait(s, pair.house.appKey, false)
+    const res = await upload(JSON.stringify([sdkRecord(pair.house.appKey, 'late', 'open')]))
+    expect(res.status).toBe(503)
+  })
 })
