@@ -81,7 +81,12 @@ export async function expectSameRows(s: TestServer, pair: Pair, options: { byUse
   return counts
 }
 
-/** The `_uba_*` tables (staging, copies) in the ClickHouse project's database. */
+/**
+ * The `_uba_*` tables (staging, copies) in the ClickHouse project's database, once the old tables
+ * of the last swap are dropped (that drop runs on after the commit answered).
+ */
 export async function leftovers(s: TestServer, pair: Pair): Promise<string[]> {
-  return (await houseRows(s, pair.house.appKey, "SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, '_uba_')")).map((r) => String(r[0]))
+  const names = async () => (await houseRows(s, pair.house.appKey, "SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, '_uba_')")).map((r) => String(r[0]))
+  await eventually(async () => !(await names()).some((n) => n.startsWith('_uba_old_')), 10_000).catch(() => undefined)
+  return names()
 }
