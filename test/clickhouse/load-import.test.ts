@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 import { expectSameRows, houseRows, leftovers, projectPair, type Pair } from '../helpers/bothEngines'
 import { fixture, importAndWait } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { eventually, startTestServer, type TestServer } from '../helpers/server'
 
 /**
  * File imports into a ClickHouse project (loaded on a local DuckDB, shipped in one staged write):
@@ -115,4 +115,19 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     expect(await leftovers(s, pair)).toEqual([])
     expect(await houseRows(s, pair.house.appKey, "SELECT count() FROM user_ids WHERE xwho = 'i'")).toEqual([[0]])
   })
+
+  it('a cancelled import leaves nothing in ClickHouse', async () => {
+    const counts = () => houseRows(s, pair.house.appKey, 'SELECT (SELECT count() FROM event_vd), (SELECT count() FROM user_ids), (SELECT count() FROM profile_vd)')
+    const before = await counts()
+    const lines = Array.from({ length: 200_000 }, (_, i) => rec(`c${i % 5000}`, 'tap', T + i, { n: i }))
+    const started = await s.call('POST', '/uba/api/import/jobs', { headers: pair.house, body: { path: fixture('long.jsonl', lines.join('\n')) } })
+    expect(started.status).toBe(200)
+    await eventually(async () => (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body.state === 'running')
+    expect((await s.call('DELETE', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).status).toBe(200)
+    let job: any
+    await eventually(async () => !['queued', 'running'].includes((job = (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body).state), 60_000)
+    expect(job.state).toBe('cancelled')
+    expect(await counts()).toEqual(before)
+    expect(await leftovers(s, pair)).toEqual([])
+  }, 120_000)
 })
