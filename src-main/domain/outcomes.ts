@@ -12,16 +12,23 @@ import type { Warehouse } from '../warehouse'
 
 const TABLE = 'uba_outcomes'
 
-/** Writes `outcome` under `key`; call inside the transaction that writes the data, before COMMIT. */
-export async function sealOutcome(conn: Warehouse, key: string, outcome: unknown): Promise<void> {
-  await conn.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key VARCHAR PRIMARY KEY, outcome VARCHAR NOT NULL, sealed_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
-  await conn.run(`INSERT OR REPLACE INTO ${TABLE} (key, outcome) VALUES ($1, $2)`, [key, JSON.stringify(outcome)])
+/**
+ * Creates the outcomes table ahead of a transaction that seals into it: on ClickHouse a table
+ * created inside a transaction is written at once, not staged, so its record could show before
+ * its data (a load of a ClickHouse project calls this before it begins).
+ */
+export async function prepareOutcomes(conn: Warehouse): Promise<void> {
+  await conn.run(conn.dialect.outcomesTable(TABLE))
 }
 
-const placeholders = (values: string[]) => values.map((_, i) => `$${i + 1}`).join(', ')
+/** Writes `outcome` under `key`; call inside the transaction that writes the data, before COMMIT. */
+export async function sealOutcome(conn: Warehouse, key: string, outcome: unknown): Promise<void> {
+  await conn.run(conn.dialect.outcomesTable(TABLE))
+  await conn.run(conn.dialect.sealOutcomeSql(TABLE), [key, JSON.stringify(outcome)])
+}
 
 async function hasTable(conn: Warehouse): Promise<boolean> {
-  const rows = await conn.rows(`SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = '${TABLE}'`)
+  const rows = await conn.rows(conn.dialect.outcomesTableCount(TABLE))
   return Number(rows[0][0]) > 0
 }
 
@@ -29,9 +36,7 @@ async function hasTable(conn: Warehouse): Promise<boolean> {
 export async function readOutcomes(conn: Warehouse, keys: string[] | null): Promise<Map<string, unknown>> {
   const found = new Map<string, unknown>()
   if (keys?.length === 0 || !(await hasTable(conn))) return found
-  const rows = keys === null
-    ? await conn.rows(`SELECT key, outcome FROM ${TABLE}`)
-    : await conn.rows(`SELECT key, outcome FROM ${TABLE} WHERE key IN (${placeholders(keys)})`, keys)
+  const rows = await conn.rows(conn.dialect.readOutcomesSql(TABLE, keys === null ? null : keys.length), keys ?? [])
   for (const [key, outcome] of rows) found.set(String(key), JSON.parse(String(outcome)))
   return found
 }
@@ -39,6 +44,6 @@ export async function readOutcomes(conn: Warehouse, keys: string[] | null): Prom
 /** Drops sealed outcomes once the metadata says the same; every one but `keep` when `keys` is null. */
 export async function forgetOutcomes(conn: Warehouse, keys: string[] | null, keep: string[] = []): Promise<void> {
   if (!(await hasTable(conn))) return
-  if (keys === null) await conn.run(keep.length === 0 ? `DELETE FROM ${TABLE}` : `DELETE FROM ${TABLE} WHERE key NOT IN (${placeholders(keep)})`, keep)
-  else if (keys.length > 0) await conn.run(`DELETE FROM ${TABLE} WHERE key IN (${placeholders(keys)})`, keys)
+  if (keys === null) await conn.run(conn.dialect.forgetOutcomesSql(TABLE, keep.length, true), keep)
+  else if (keys.length > 0) await conn.run(conn.dialect.forgetOutcomesSql(TABLE, keys.length, false), keys)
 }

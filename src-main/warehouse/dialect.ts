@@ -9,6 +9,7 @@ import type { GeneratorPart } from './parts/generator'
 import type { ImportsPart } from './parts/imports'
 import type { NamesPart } from './parts/names'
 import type { NumbersPart } from './parts/numbers'
+import type { OutcomesPart } from './parts/outcomes'
 import type { QueryPart } from './parts/query'
 import type { RecordsPart } from './parts/records'
 import type { ResultTextPart } from './parts/resultText'
@@ -31,7 +32,7 @@ import type { UserSetsPart } from './parts/userSets'
  * implementation under duckdb/parts/: to add a part, declare it there and list it below and in
  * duckdb/dialect.ts.
  */
-export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart, FilesPart, FunnelsPart, RetentionPart {}
+export interface Dialect extends NamesPart, TimePart, UsersPart, SamplePart, ArraysPart, TextPart, NumbersPart, QueryPart, UserSetsPart, CustomSqlPart, TablesPart, ResultTextPart, RecordsPart, LoadsPart, GeneratorPart, AggregatesPart, ImportsPart, TypedReadsPart, FilesPart, FunnelsPart, RetentionPart, OutcomesPart {}
 
 /** The data types of properties (domain/schema/types.ts DataType: the same names). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'datetime' | 'array<string>'

@@ -1,5 +1,6 @@
 import type { BoundValue } from '../../src-main/warehouse'
 import type { Dialect, SqlParams, SqlType } from '../../src-main/warehouse/dialect'
+import { outcomes as clickhouseOutcomes } from '../../src-main/warehouse/clickhouse/parts/outcomes'
 
 /**
  * A second Dialect, for tests only: it prints a ClickHouse-flavoured SQL (named placeholders
@@ -244,4 +245,6 @@ export const printingDialect: Dialect = {
   tempColumns: (name) => `SELECT name, type FROM system.columns WHERE database = '' AND table = '${name}' ORDER BY position`,
   insertionOrder: () => [],
   defaultInsertionOrder: () => [],
+  // the outcomes table as ClickHouse writes it (no printed form of its own)
+  ...clickhouseOutcomes,
 }

@@ -5,6 +5,7 @@ import { customSql } from './parts/customSql'
 import { funnels } from './parts/funnels'
 import { names } from './parts/names'
 import { notYet } from './parts/notYet'
+import { outcomes } from './parts/outcomes'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { resultText } from './parts/resultText'
@@ -22,7 +23,7 @@ import { userSets } from './parts/userSets'
  * time zone, so calendar expressions name the zone themselves.
  */
 export function clickhouseDialect(timeZone: string): Dialect {
-  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...retention, ...notYet, ...progress }
+  return { ...names, ...time(timeZone), ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets(timeZone), ...customSql, ...tables, ...resultText(timeZone), ...aggregates, ...funnels, ...retention, ...notYet, ...outcomes, ...progress }
 }
 
 /** ClickHouse counts every query's rows in system.processes (the executor's `progress`): nothing to switch on. */

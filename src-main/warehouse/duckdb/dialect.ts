@@ -7,6 +7,7 @@ import { loads } from './parts/loads'
 import { generator } from './parts/generator'
 import { imports } from './parts/imports'
 import { names } from './parts/names'
+import { outcomes } from './parts/outcomes'
 import { numbers } from './parts/numbers'
 import { query } from './parts/query'
 import { aggregates } from './parts/aggregates'
@@ -22,4 +23,4 @@ import { users } from './parts/users'
 import { userSets } from './parts/userSets'
 
 /** DuckDB's SQL text: the parts of the Dialect (../dialect.ts), one object per part. */
-export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads, ...files, ...funnels, ...retention }
+export const duckdbDialect: Dialect = { ...names, ...time, ...users, ...sample, ...arrays, ...text, ...numbers, ...query, ...userSets, ...customSql, ...tables, ...resultText, ...records, ...loads, ...generator, ...aggregates, ...imports, ...typedReads, ...files, ...funnels, ...retention, ...outcomes }
