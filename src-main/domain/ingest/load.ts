@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../warehouse'
 import type { Answer } from '../../../src-shared/contract'
 import { AppError } from '../errors'
-import { testPause } from '../testPause'
+import { testPause } from '../../testPause'
 import { addColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS } from '../schema/types'

@@ -16,7 +16,7 @@ import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Co
 import { membersTable } from './membership'
 import type { CohortRow } from './records'
 import { forgetOutcomes, sealOutcome } from '../outcomes'
-import { testPause } from '../testPause'
+import { testPause } from '../../testPause'
 
 /**
  * Computing a cohort: its members are written to `cohort_<code>` (distinct_id BIGINT, xwho VARCHAR,

@@ -3,7 +3,7 @@ import type { ClickHouseWarehouse } from '../clickhouse/warehouse'
 import type { ValuePolicy } from '../values'
 import { copyStoredRows, prepareLocal } from './fetch'
 import { ship } from './ship'
-import { testPause } from '../../domain/testPause'
+import { testPause } from '../../testPause'
 
 /**
  * The warehouse a load of a ClickHouse project runs on ("load locally, ship the result";
