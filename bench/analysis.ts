@@ -4,6 +4,7 @@
 // BENCH_EVENTS=40000000 runs them on 40M events (800k users: analysisData.ts usersFor), and
 // BENCH_SCALE=1000000,10000000,40000000 prints how the main four scale over those sizes.
 import { FROM, openAnalysisData, TO, type AnalysisData } from './analysisData'
+import { benchClickHouse } from './clickhouse'
 import { benchEventOptions } from './eventOptions'
 import { benchFunnelThreads } from './funnelThreads'
 import { benchScale } from './scale'
@@ -106,6 +107,8 @@ export async function benchAnalysis(): Promise<void> {
       const ms = await median3(post('/uba/api/funnels/analyze', { ...funnel, ...option }))
       console.log(`funnel + ${label.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms, without it ${plain.toFixed(0)} ms, ratio ${(ms / plain).toFixed(2)} (target <= 1.5)`)
     }
+    // the same analyses on ClickHouse, next to DuckDB (BENCH_CLICKHOUSE=0 leaves it out)
+    await benchClickHouse(data, only)
   } finally {
     await data.close()
   }

@@ -48,6 +48,11 @@ async function load(app: RunningApp, appKey: string, events: number, users: numb
       FROM (${eventRows(events, users)}) ORDER BY ${EVENT_ORDER}`)
     await conn.run(`INSERT INTO profile_vd (distinct_id, xwho) SELECT i, 'u' || i FROM range(1, ${users + 1}) r(i)`)
   })
+  recordPlan(app, appKey)
+}
+
+/** The plan of the bench's events (five events carrying $platform and price), recorded for a project. */
+export function recordPlan(app: RunningApp, appKey: string): void {
   const reported = emptyReported()
   for (const e of ['view', 'cart', 'checkout', 'pay', 'search']) reported.events.set(e, { properties: new Set(['$platform', 'price']), platforms: new Set() })
   reported.eventProperties.set('$platform', 'string')
@@ -89,6 +94,8 @@ export interface AnalysisData {
   hand: Hand
   /** How the data came: built now (seconds) or read from the cache. */
   origin: string
+  /** The size's folder: kept in the cache, or temporary (removed by close). */
+  dir: string
   close(): Promise<void>
 }
 
@@ -119,7 +126,7 @@ export async function openAnalysisData(events: number): Promise<AnalysisData> {
   if (build && cached) writeFileSync(ready, new Date().toISOString())
   const origin = build ? `built in ${((performance.now() - t) / 1000).toFixed(1)} s${cached ? ` (kept in ${dir})` : ''}` : `read from ${dir}`
   return {
-    app, project, events, users, hand, origin,
+    app, project, events, users, hand, origin, dir,
     async close() {
       close()
       await app.close()

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { startApp } from '../src-main/app'
 import { benchAlias } from './alias'
 import { benchAnalysis } from './analysis'
+import { benchClickHouseAlone } from './clickhouse'
 import { benchCollector } from './collector'
 import { benchDashboard } from './dashboard'
 import { benchExport } from './export'
@@ -39,8 +40,8 @@ async function load(label: string, total: number, concurrency: number, send: () 
   )
 }
 
-/** BENCH_ONLY=import (or analysis, alias, sample, export, collector, dashboard) runs that section alone, e.g. while tuning it. */
-const sections = { import: benchImport, analysis: benchAnalysis, alias: benchAlias, sample: benchSample, export: benchExport, collector: benchCollector, dashboard: benchDashboard }
+/** BENCH_ONLY=import (or analysis, clickhouse, alias, sample, export, collector, dashboard) runs that section alone, e.g. while tuning it. */
+const sections = { import: benchImport, analysis: benchAnalysis, clickhouse: benchClickHouseAlone, alias: benchAlias, sample: benchSample, export: benchExport, collector: benchCollector, dashboard: benchDashboard }
 const only = process.env.BENCH_ONLY
 if (only !== undefined) {
   if (!(only in sections)) throw new Error(`BENCH_ONLY is one of ${Object.keys(sections).join(', ')}`)

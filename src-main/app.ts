@@ -21,7 +21,8 @@ import { DuckDBWarehouses } from './warehouse/duckdb'
 import type { DuckDBWarehouse } from './warehouse/duckdb/connection'
 import type { Warehouses } from './warehouse'
 import { WarehouseRouter, type RemoteEngine } from './warehouse/router'
-import { ClickHouseWarehouses } from './warehouse/clickhouse'
+import { ClickHouseWarehouse, ClickHouseWarehouses } from './warehouse/clickhouse'
+import { LoadingWarehouse } from './warehouse/loading'
 import { clickhouseDialect } from './warehouse/clickhouse/dialect'
 import { warehouseChoiceOf } from './domain/platform/projectWarehouse'
 import { version } from './version'
@@ -64,7 +65,12 @@ export interface AppOptions {
 export type AppContext = Omit<DomainContext, 'warehouse'> & { warehouse: Warehouses<DuckDBWarehouse> & WarehouseRouter<DuckDBWarehouse> }
 
 /** The ClickHouse engine projects may be stored on: the executor (`ClickHouseWarehouses`) and its dialect. */
-const clickhouseEngine: RemoteEngine = { open: (options) => new ClickHouseWarehouses(options), dialect: clickhouseDialect }
+const clickhouseEngine: RemoteEngine = {
+  open: (options) => new ClickHouseWarehouses(options),
+  dialect: clickhouseDialect,
+  // a load runs on a local DuckDB and ships its result (warehouse/loading)
+  loading: (local, remote) => LoadingWarehouse.open(local, remote as ClickHouseWarehouse),
+}
 
 export interface RunningApp {
   url: string
@@ -96,7 +102,13 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     // a 40M-row import held 8.7 GB under the limit above: an import spills instead (issue 23)
     importMemoryLimit: options.importMemoryLimit ?? IMPORT_MEMORY_LIMIT,
   })
-  const router = new WarehouseRouter({ embedded, embeddedDialect: duckdbDialect, choiceOf: (appKey) => warehouseChoiceOf(meta, appKey), clickhouse: clickhouseEngine })
+  const router = new WarehouseRouter({
+    embedded,
+    embeddedDialect: duckdbDialect,
+    choiceOf: (appKey) => warehouseChoiceOf(meta, appKey),
+    clickhouse: clickhouseEngine,
+    scratch: (appKey, timeZone, work) => embedded.withScratch(appKey, timeZone, work),
+  })
   // one object: its connections are DuckDB's on embedded projects (see AppContext)
   const warehouse = router as AppContext['warehouse']
   const analysisThreads = options.analysisThreads ?? (Number(process.env.UBA_ANALYSIS_THREADS) || undefined)

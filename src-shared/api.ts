@@ -4721,6 +4721,8 @@ export interface paths {
             parameters: {
                 query?: {
                     explain?: boolean;
+                    /** @description A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400. */
+                    runId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -4935,6 +4937,8 @@ export interface paths {
             parameters: {
                 query?: {
                     explain?: boolean;
+                    /** @description A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400. */
+                    runId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5207,6 +5211,8 @@ export interface paths {
             parameters: {
                 query?: {
                     explain?: boolean;
+                    /** @description A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400. */
+                    runId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5430,6 +5436,8 @@ export interface paths {
             parameters: {
                 query?: {
                     explain?: boolean;
+                    /** @description A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400. */
+                    runId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5613,6 +5621,8 @@ export interface paths {
             parameters: {
                 query?: {
                     explain?: boolean;
+                    /** @description A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400. */
+                    runId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5731,6 +5741,154 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uba/api/analyses/{runId}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Progress of a running analysis (streamed)
+         * @description Streams how far the analysis started with ?runId= is, until it ends. It may be asked before the analysis request arrives: it waits up to 10 s for the run to start. A run stays readable for a minute after its end.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Streamed, application/x-ndjson: {"state":"running","progress":p} every 250 ms while the analysis runs (p: percent of the rows the engine expects to read, -1 while it cannot tell; on ClickHouse read from system.processes), then one line {"state":"finished"|"failed"|"cancelled"}; {"state":"unknown"} when no run of that id started within 10 s. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Bad request: a parameter is missing or wrong, an object does not exist, or the method is not supported. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or wrong credentials. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A path parameter is longer than 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uba/api/analyses/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a running analysis
+         * @description Stops the analysis started with ?runId= (on ClickHouse: KILL QUERY of its queries by their ids): `cancelled` true. The analysis request then answers 503 "the analysis <runId> was cancelled" with data ["runId"], and nothing of it is cached. When no analysis of that id runs in the project, `cancelled` is false: one that ended is left as it is, and one that starts within a minute (its request overtaken by this one) is cancelled as it starts.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            cancelled: boolean;
+                        };
+                    };
+                };
+                /** @description Bad request: a parameter is missing or wrong, an object does not exist, or the method is not supported. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or wrong credentials. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A path parameter is longer than 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not JSON, or the Content-Type is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

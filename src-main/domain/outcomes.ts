@@ -12,6 +12,15 @@ import type { Warehouse } from '../warehouse'
 
 const TABLE = 'uba_outcomes'
 
+/**
+ * Creates the outcomes table ahead of a transaction that seals into it: on ClickHouse a table
+ * created inside a transaction is written at once, not staged, so its record could show before
+ * its data (a load of a ClickHouse project calls this before it begins).
+ */
+export async function prepareOutcomes(conn: Warehouse): Promise<void> {
+  await conn.run(conn.dialect.outcomesTable(TABLE))
+}
+
 /** Writes `outcome` under `key`; call inside the transaction that writes the data, before COMMIT. */
 export async function sealOutcome(conn: Warehouse, key: string, outcome: unknown): Promise<void> {
   await conn.run(conn.dialect.outcomesTable(TABLE))

@@ -8,6 +8,7 @@ import { installAuth } from './auth'
 import { answerMalformedRequest, frameworkErrors, installErrorHandling } from './errors'
 import { installOpenApi } from './openapi'
 import analysisRoutes from './routes/analysis'
+import analysisRunRoutes from './routes/analysisRuns'
 import cellUserRoutes from './routes/cellUsers'
 import cohortRoutes from './routes/cohorts'
 import collectorRoutes from './routes/collector'
@@ -112,6 +113,7 @@ export async function buildServer(ctx: DomainContext, options: ServerOptions): P
   await app.register(ingestProblemRoutes, ctx)
   await app.register(collectorSettingsRoutes, { ctx, listener: options.collectorListener })
   await app.register(analysisRoutes, ctx)
+  await app.register(analysisRunRoutes, ctx)
   await app.register(cellUserRoutes, ctx)
   await app.register(reportRoutes, ctx)
   await app.register(dashboardRoutes, ctx)

@@ -102,6 +102,16 @@ export interface Warehouse {
    * are given back now rather than when the connection closes.
    */
   dropTemporary(): Promise<void>
+  /**
+   * Only on a warehouse that loads for a project stored on another engine (a ClickHouse project's
+   * local DuckDB, warehouse/loading): copies in the stored rows a load reads, before it writes:
+   * the users named by `users` (a relation with an `xwho` column) with all their ids, aliases and
+   * profile, the user of the highest distinct_id, and with `days` (a relation with a `ds` column)
+   * those users' events of those days (dedupe). Elsewhere the rows are there already.
+   */
+  storedRowsFor?(users: string, days: string | null): Promise<void>
+  /** Only on such a loading warehouse: the warehouse the project's data is stored on. */
+  readonly stored?: Warehouse
   /** How far the running statement is, in percent; negative when the engine cannot tell. */
   readonly progress: number
   /** Stops the query now running on this connection. */

@@ -26,6 +26,12 @@ export type WarehouseChoice = { engine: 'duckdb' } | { engine: 'clickhouse'; con
 export interface RemoteEngine {
   open(options: RemoteConnection & { stagingDir: string }): Warehouses
   dialect(timeZone: string): Dialect
+  /**
+   * The warehouse a load of such a project runs on: `local`, a throwaway DuckDB database that reads
+   * and checks the records as for an embedded project, its transaction writing the result to
+   * `remote` (warehouse/loading). Absent: loads into such a project are refused.
+   */
+  loading?(local: Warehouse, remote: Warehouse): Promise<Warehouse>
 }
 
 /** What "Test connection" learned from a server that answered and let the user in. */
@@ -49,6 +55,12 @@ export interface ServerRefused {
 export interface ProjectWarehouses extends Warehouses {
   /** The SQL text of the engine the project's warehouse runs on. */
   dialectOf(appKey: string): Dialect
+  /**
+   * Runs `work` (a load: an import, an upload, the sample, a preview) on the warehouse loads of the
+   * project run on: its own connection for an embedded project; for a ClickHouse project, a local
+   * DuckDB database whose transaction writes the result to ClickHouse (warehouse/loading).
+   */
+  withLoading<T>(appKey: string, timeZone: string, work: (warehouse: Warehouse) => Promise<T>): Promise<T>
   /** Tries a ClickHouse server as a project would use it (works whether or not its engine is built in). */
   testConnection(connection: RemoteConnection): Promise<ServerFound | ServerRefused>
 }
@@ -61,6 +73,8 @@ export interface RouterOptions<E extends Warehouse> {
   choiceOf(appKey: string): WarehouseChoice
   /** Absent: this build has no ClickHouse executor, and a ClickHouse project answers 503. */
   clickhouse?: RemoteEngine
+  /** A throwaway database of the embedded engine for one load of a project stored elsewhere (DuckDBWarehouses.withScratch). */
+  scratch?<T>(appKey: string, timeZone: string, work: (warehouse: Warehouse) => Promise<T>): Promise<T>
 }
 
 interface Route {
@@ -114,6 +128,14 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
 
   withConnection<T>(appKey: string, timeZone: string, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
     return this.call(appKey, (host) => host.withConnection(appKey, timeZone, work))
+  }
+
+  withLoading<T>(appKey: string, timeZone: string, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+    if (this.options.choiceOf(appKey).engine === 'duckdb') return this.options.embedded.withConnection(appKey, timeZone, work)
+    const { clickhouse, scratch } = this.options
+    if (!clickhouse?.loading || !scratch) return Promise.reject(engineUnavailable('loading records into a ClickHouse project is not available in this build'))
+    const loading = clickhouse.loading.bind(clickhouse)
+    return this.call(appKey, (host) => host.withConnection(appKey, timeZone, (remote) => scratch(appKey, timeZone, async (local) => work(await loading(local, remote)))))
   }
 
   session(appKey: string, timeZone: string): Promise<WarehouseSession> {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /**
- * A real ClickHouse server for tests: Debian's `clickhouse-server` (18.16 here and in CI), started on
- * free loopback ports over a temporary folder with a generated config, stopped and removed afterwards.
+ * A real ClickHouse server for tests (and the bench: bench/clickhouse.ts): Debian's `clickhouse-server`
+ * (18.16 here and in CI), started on free loopback ports over a temporary folder with a generated
+ * config, stopped and removed afterwards (a folder given by the caller is kept).
  * Start-up on this 2-core machine: about 1 s (measured: `startupMs`).
  */
 export const CLICKHOUSE_SERVER = process.env.UBA_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server'
@@ -85,11 +86,11 @@ function user(name: string, password: string, profile: string): string {
   return `<${name}><password>${password}</password><networks><ip>127.0.0.1</ip></networks><profile>${profile}</profile><quota>default</quota></${name}>`
 }
 
-function usersXml(): string {
+function usersXml(memoryBytes: number): string {
   return `<?xml version="1.0"?>
 <yandex>
   <profiles>
-    <default><max_memory_usage>2000000000</max_memory_usage><max_threads>2</max_threads></default>
+    <default><max_memory_usage>${memoryBytes}</max_memory_usage><max_threads>2</max_threads></default>
     <readonly><readonly>1</readonly><max_threads>2</max_threads><max_execution_time>30</max_execution_time><max_result_rows>100000</max_result_rows><result_overflow_mode>throw</result_overflow_mode></readonly>
     <readonly_settings><readonly>2</readonly><max_threads>2</max_threads></readonly_settings>
   </profiles>
@@ -140,12 +141,21 @@ async function waitForPing(url: string, child: ChildProcess, timeoutMs: number):
   }
 }
 
-async function startOnce(timeoutMs: number): Promise<TestClickHouse> {
-  const dir = mkdtempSync(join(tmpdir(), 'uba-desk-clickhouse-'))
-  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub))
-  const ports = { http: await freePort(), tcp: await freePort(), interserver: await freePort() }
+/** `dir`: a folder whose data outlives the server (the bench's cache); a temporary one by default. */
+export interface StartOptions {
+  dir?: string
+  /** max_memory_usage of the default profile, per query: 2 GB by default. */
+  memoryBytes?: number
+  /** The HTTP port (a kept project's address stays the same); a free one by default. */
+  httpPort?: number
+}
+
+async function startOnce(timeoutMs: number, options: StartOptions): Promise<TestClickHouse> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'uba-desk-clickhouse-'))
+  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true })
+  const ports = { http: options.httpPort ?? (await freePort()), tcp: await freePort(), interserver: await freePort() }
   writeFileSync(join(dir, 'config.xml'), configXml(dir, ports))
-  writeFileSync(join(dir, 'users.xml'), usersXml())
+  writeFileSync(join(dir, 'users.xml'), usersXml(options.memoryBytes ?? 2_000_000_000))
   const url = `http://127.0.0.1:${ports.http}`
   const started = Date.now()
   const child = spawn(CLICKHOUSE_SERVER, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -155,7 +165,7 @@ async function startOnce(timeoutMs: number): Promise<TestClickHouse> {
   child.once('error', (e) => (output += String(e)))
   const stop = async () => {
     await stopChild(child)
-    rmSync(dir, { recursive: true, force: true })
+    if (!options.dir) rmSync(dir, { recursive: true, force: true })
   }
   try {
     await waitForPing(url, child, timeoutMs)
@@ -171,11 +181,11 @@ async function startOnce(timeoutMs: number): Promise<TestClickHouse> {
  * Starts a server; a port taken between choosing and binding (another test file) ends the process,
  * so a failed start is tried again on new ports, up to three times.
  */
-export async function startClickHouse(timeoutMs = 30_000): Promise<TestClickHouse> {
+export async function startClickHouse(timeoutMs = 30_000, options: StartOptions = {}): Promise<TestClickHouse> {
   let last: unknown
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(timeoutMs)
+      return await startOnce(timeoutMs, options)
     } catch (e) {
       last = e
       if (!/exited/.test((e as Error).message)) break

@@ -98,7 +98,7 @@ export async function twinProjects(s: TestServer, ch: TestClickHouse, name: stri
 export async function askBoth(s: TestServer, twins: Twins, method: 'GET' | 'POST', path: string, body?: unknown): Promise<[any, any]> {
   const answers: any[] = []
   for (const p of [twins.duck, twins.house]) {
-    const res = await s.call(method, path, { headers: p, body })
+    const res = await s.call(method, path, { headers: { ...p }, body })
     expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
     answers.push(res.body)
   }

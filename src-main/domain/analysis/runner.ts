@@ -11,6 +11,7 @@ import type { Columns } from '../expr/filterSql'
 import { booleanOf } from './request'
 import { contextState } from '../contextState'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import { tracked } from './runs'
 
 /**
  * What every analysis module gets: the project, the plan lookup, the columns that exist, a
@@ -107,14 +108,15 @@ export async function openAnalysis<Req>(
 /**
  * Runs an analysis. With `useCache` true a result computed at the project's current data version
  * is served again (its reportUpdateTime says when it was computed). With `explain` the response
- * also carries the SQL that ran, with its bound values.
+ * also carries the SQL that ran, with its bound values. With `runId` it is a run the caller may
+ * follow and cancel (runs.ts).
  */
 export async function runAnalysis<Req, Res extends object>(
   ctx: DomainContext,
   scope: ProjectScope,
   module: AnalysisModule<Req, Res>,
   body: Record<string, unknown>,
-  options: { explain: boolean },
+  options: { explain: boolean; runId?: string },
 ): Promise<Res & { reportUpdateTime: string; sql?: ExplainedSql[] }> {
   const useCache = booleanOf(body.useCache, 'useCache')
   const { useCache: _ignored, ...rest } = body
@@ -129,7 +131,9 @@ export async function runAnalysis<Req, Res extends object>(
     const now = currentTime()
     const { env, request } = await openAnalysis(ctx, scope, conn, module, rest, now, explained)
     // an analysis of several statements (a funnel's parts) reads one snapshot of the project
-    const response: Res = await conn.snapshot(() => module.run(env, request))
+    const compute = () => conn.snapshot(() => module.run(env, request))
+    // named by the caller (runId): its progress can be read and it can be cancelled (runs.ts)
+    const response: Res = options.runId ? await tracked(ctx, scope.appKey, options.runId, conn, compute) : await compute()
     const result = { ...response, reportUpdateTime: localStamp(now, scope.timeZone), ...(options.explain ? { sql: explained } : {}) }
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
     cache.set(key, { version, result })

@@ -50,6 +50,14 @@ function originalSql(conn: Warehouse, events: PropertyPlan[]): string {
   return events.some((p) => p.id === '$original_id') ? `NULLIF(${d.cast(`n.${eventCol('$original_id')}`, 'string')}, '')` : d.cast('NULL', 'string')
 }
 
+/**
+ * The users a load of `norm` names (a relation with an `xwho` column): its records' ids and the
+ * anonymous ids its aliases merge (what a loading warehouse copies in first: Warehouse.storedRowsFor).
+ */
+export function namedUsers(conn: Warehouse, events: PropertyPlan[], valid: string): string {
+  return `SELECT xwho FROM norm n WHERE ${valid} UNION ALL SELECT ${originalSql(conn, events)} AS xwho FROM norm n WHERE ${valid} AND ${ALIAS}`
+}
+
 async function rows(conn: Warehouse, sql: string): Promise<Record<string, unknown>[]> {
   return (await conn.query(sql))
 }

@@ -6,9 +6,9 @@ import type { DomainContext, Operator } from '../context'
 import { AppError, badParam } from '../errors'
 import { recordOperation } from '../project/operations'
 import type { ProjectScope } from '../project/scope'
-import { forgetOutcomes } from '../outcomes'
+import { forgetOutcomes, prepareOutcomes } from '../outcomes'
 import { recordReported } from '../schema/plan'
-import { testPause } from '../testPause'
+import { testPause } from '../../testPause'
 import type { Answer } from '../../../src-shared/contract'
 import { importFile, type ImportSpec, type OnPhase, type Phase } from './importer'
 import { jobKey, sealJob } from './jobOutcome'
@@ -192,8 +192,11 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
       let unsettled: unknown = null
       const stop = trackProgress(ctx, id, l)
       try {
-        await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+        await ctx.warehouse.withLoading(scope.appKey, scope.timeZone, async (conn) => {
           l.conn = conn
+          // a ClickHouse project's load seals its outcome where its data is stored, with it
+          const stored = conn.stored ?? conn
+          if (conn.stored) await prepareOutcomes(conn.stored)
           for (const statement of conn.dialect.reportProgress()) await conn.run(statement)
           const result = await work(
             conn,
@@ -205,7 +208,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
               await testPause(phase, `job ${id}`)
             },
             async (sealed) => {
-              await sealJob(conn, id, sealed)
+              await sealJob(stored, id, sealed)
               await testPause('before-commit', `job ${id}`)
             },
           )
@@ -220,7 +223,7 @@ export function startJob(ctx: DomainContext, scope: ProjectScope, label: JobLabe
           }
           update(ctx, id, succeededFields(JSON.stringify(label.options), result))
           // kept when the plan is not settled yet: the next start settles it from there
-          if (unsettled === null) await forgetOutcomes(conn, [jobKey(id)]).catch(() => undefined)
+          if (unsettled === null) await forgetOutcomes(stored, [jobKey(id)]).catch(() => undefined)
         })
       } catch (err) {
         finishFailed(ctx, id, l, err)

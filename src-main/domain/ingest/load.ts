@@ -1,11 +1,11 @@
 import type { Warehouse } from '../../warehouse'
 import type { Answer } from '../../../src-shared/contract'
 import { AppError } from '../errors'
-import { testPause } from '../testPause'
+import { testPause } from '../../testPause'
 import { addColumns } from '../schema/columns'
 import { emptyReported, type Reported } from '../schema/plan'
 import { column, EVENT_BASE_COLUMNS, PROFILE_BASE_COLUMNS } from '../schema/types'
-import { identifyUsers, settleMerges, type AliasOutcome, type AliasProblem } from './alias'
+import { identifyUsers, namedUsers, settleMerges, type AliasOutcome, type AliasProblem } from './alias'
 import { ensureUserIds } from './identity'
 import { eventCol, userCol, type PropertyPlan } from './norm'
 import { applyProfiles } from './profiles'
@@ -150,6 +150,8 @@ export async function loadNorm(conn: Warehouse, events: PropertyPlan[], users: P
 
   const own = !options.inOpenTransaction
   const write = async (): Promise<AliasOutcome> => {
+    // a ClickHouse project's load runs on a local DuckDB: the stored rows it reads are copied in first
+    await conn.storedRowsFor?.(namedUsers(conn, s.events, VALID), options.dedupe ? `SELECT ds FROM norm n WHERE ${VALID} AND NOT n.is_profile` : null)
     // a column appears with its first data, known property or new
     const { eventColumns, profileColumns } = await propertyColumnNames(conn)
     await addColumns(conn, 'event_vd', s.events.filter((p) => !eventColumns.has(p.id)).map((p) => ({ id: p.id, dataType: p.type })))

@@ -36,7 +36,7 @@ export interface PreviewView {
  * only the top of the file and writes nothing (temporary tables on its own connection).
  */
 export async function previewFile(ctx: DomainContext, scope: ProjectScope, spec: Omit<ImportSpec, 'onError' | 'dedupe'>, rows = 20): Promise<PreviewView> {
-  return ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
+  return ctx.warehouse.withLoading(scope.appKey, scope.timeZone, async (conn) => {
     const staged = await stageFile(conn, ctx.warehouse.stagingDirOf(scope.appKey), spec, PREVIEW_SAMPLE)
     const tabular = staged === 'stage_rows'
     const header = tabular ? await stagedHeader(conn) : null

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
-import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { forgetOutcomes, prepareOutcomes, sealOutcome } from '../outcomes'
 import { recordReported } from '../schema/plan'
-import { testPause } from '../testPause'
+import { testPause } from '../../testPause'
 import { LockTimeout, withWriteLock } from '../writeLock'
 import { settleMerges } from './alias'
 import { normalize } from './importer'
@@ -106,7 +106,7 @@ async function drain(ctx: DomainContext, appKey: string, timeZone: string, queue
 
 async function writeBatch(ctx: DomainContext, appKey: string, timeZone: string, batch: Waiting[]): Promise<void> {
   try {
-    const written = await withWriteLock(ctx, appKey, () => ctx.warehouse.withConnection(appKey, timeZone, (conn) => writeTogether(ctx, { appKey, timeZone }, conn, batch.map((w) => w.texts))), LOCK_WAIT_MS)
+    const written = await withWriteLock(ctx, appKey, () => ctx.warehouse.withLoading(appKey, timeZone, (conn) => writeTogether(ctx, { appKey, timeZone }, conn, batch.map((w) => w.texts))), LOCK_WAIT_MS)
     batch.forEach((w, i) => w.resolve(written[i]))
   } catch (err) {
     // the batch was rolled back whole. An engine error may come from one upload (a poisoned one,
@@ -129,6 +129,9 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Ware
   const appKey = scope.appKey
   const written: UploadWritten[] = []
   const loads: (LoadResult & { key: string })[] = []
+  // a ClickHouse project's loads seal their outcomes where their data is stored, with it
+  const stored = conn.stored ?? conn
+  if (conn.stored) await prepareOutcomes(conn.stored)
   if (uploads.length === 1) return [await writeAlone(ctx, scope, conn, uploads[0])]
   const groups = groupUploads(ctx, appKey, uploads, [])
   // staged before the transaction: rows a transaction appends have no line numbers as rowids
@@ -146,7 +149,7 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Ware
         // what each load reported is sealed with its rows, so that a crash before the plan knows it
         // is settled at the next start (recover.ts); forgotten once the plan says the same
         const key = uploadKey(randomUUID())
-        const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
+        const beforeCommit = (loaded: LoadResult) => sealOutcome(stored, key, { reported: sealedReported(loaded.reported) })
         if (members.length > 1) {
           const { load, each } = await loadGroup(ctx, scope, conn, members.map((i) => uploads[i]), pending, { beforeCommit })
           loads.push({ ...load, key })
@@ -169,7 +172,7 @@ async function writeTogether(ctx: DomainContext, scope: ProjectScope, conn: Ware
   if (loads.some((l) => l.mergesToSettle)) await settleMerges(conn)
   await testPause('after-commit', `upload ${appKey}`)
   for (const l of loads) recordReported(ctx.meta, appKey, l.reported)
-  await forgetOutcomes(conn, loads.map((l) => l.key)).catch(() => undefined)
+  await forgetOutcomes(stored, loads.map((l) => l.key)).catch(() => undefined)
   for (const w of written) logBatchProblems(ctx.meta, appKey, w.found)
   return written
 }
@@ -179,11 +182,12 @@ async function writeAlone(ctx: DomainContext, scope: ProjectScope, conn: Warehou
   await stageRecordTexts(conn, texts)
   const plan = await normalize(ctx, scope, conn, 'stage_records', { kind: 'events', mapping: {}, lenient: true })
   const key = uploadKey(randomUUID())
-  const beforeCommit = (loaded: LoadResult) => sealOutcome(conn, key, { reported: sealedReported(loaded.reported) })
+  const stored = conn.stored ?? conn
+  const beforeCommit = (loaded: LoadResult) => sealOutcome(stored, key, { reported: sealedReported(loaded.reported) })
   const done = await loadNorm(conn, plan.events, plan.users, plan.unsetIds, { onError: 'skip', dedupe: false, beforeCommit })
   await testPause('after-commit', `upload ${scope.appKey}`)
   recordReported(ctx.meta, scope.appKey, done.reported)
-  await forgetOutcomes(conn, [key]).catch(() => undefined)
+  await forgetOutcomes(stored, [key]).catch(() => undefined)
   const found = await batchProblems(conn)
   logBatchProblems(ctx.meta, scope.appKey, found)
   return { ...done, found }

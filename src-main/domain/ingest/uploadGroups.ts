@@ -100,6 +100,7 @@ export async function loadGroup(ctx: DomainContext, scope: ProjectScope, conn: W
   const rangeOf = 'JOIN upload_ranges u ON n._row BETWEEN u.first_row AND u.last_row'
   // new users numbered as the uploads' own loads would: by upload, then xwho (identity.ts)
   await ensureUserIds(conn)
+  await conn.storedRowsFor?.('SELECT xwho FROM norm n WHERE n._problem IS NULL AND NOT n.debug', null)
   await conn.run(`INSERT INTO user_ids
     SELECT n.xwho, (SELECT COALESCE(max(distinct_id), 0) FROM user_ids) + row_number() OVER (ORDER BY min(u.i), n.xwho)
     FROM norm n ${rangeOf}

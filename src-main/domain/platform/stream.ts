@@ -55,7 +55,7 @@ export function switchStream(ctx: DomainContext, appKey: string, on: boolean, op
     const gen = bump(ctx, appKey)
     ctx.background.run(`stop stream of ${appKey}`, async () => {
       // what the stream wrote is made durable in the database file before it counts as closed
-      if (ctx.warehouse.exists(appKey)) await ctx.warehouse.withConnection(appKey, project.time_zone, (conn) => conn.run('CHECKPOINT'))
+      if (ctx.warehouse.exists(appKey)) await ctx.warehouse.withConnection(appKey, project.time_zone, (conn) => conn.run(conn.dialect.compact()))
       if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.notStarted, StreamState.closing)
     })
   }

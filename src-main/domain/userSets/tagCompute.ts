@@ -9,8 +9,8 @@ import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from '
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
 import { dialectOf, type DomainContext } from '../context'
-import { forgetOutcomes, sealOutcome } from '../outcomes'
-import { testPause } from '../testPause'
+import { forgetOutcomes, prepareOutcomes, sealOutcome } from '../outcomes'
+import { testPause } from '../../testPause'
 import type { ProjectScope } from '../project/scope'
 import { inTransaction } from '../schema/dimensionWarehouse'
 import { planLookup } from '../schema/lookup'
@@ -101,6 +101,8 @@ const TAGS: Computation<TagRow, TagOutcome> = {
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const id = row.id
     const version = (ctx.meta.prepare('SELECT COALESCE(max(version), 0) + 1 FROM tag_versions WHERE tag_id = ?').pluck().get(id) as number) ?? 1
+    // made before the transaction: on ClickHouse the sealed record is then staged with the rows
+    await prepareOutcomes(conn)
     const d = dialectOf(ctx, { appKey })
     const userNumber = await inTransaction(conn, async () => {
       await conn.run(d.tagVersionsTable(table))

@@ -6,6 +6,7 @@ import { funnelAnalysis } from '../../domain/analysis/funnels'
 import { retentionAnalysis } from '../../domain/analysis/retention'
 import { userAttributeAnalysis } from '../../domain/analysis/userAttributes'
 import { runAnalysis, type AnalysisModule } from '../../domain/analysis/runner'
+import { RUN_ID_PATTERN } from '../../domain/analysis/runs'
 import { projectSecurity, responses } from '../schemas/common'
 import { analysisResponses } from '../schemas/analysis/index'
 import { analysisRequests } from '../schemas/analysis/requests'
@@ -54,18 +55,24 @@ export default async function analysisRoutes(app: FastifyInstance, ctx: DomainCo
     },
   ]
   for (const route of routes) {
-    app.post<{ Querystring: { explain?: boolean } }>(route.path, {
+    app.post<{ Querystring: { explain?: boolean; runId?: string } }>(route.path, {
       config: { auth: 'project', documentedBody: analysisRequests[route.module.kind] },
       schema: {
         tags: ['analysis'],
         summary: route.summary,
         description: `${route.description}\n\n${COMMON}`,
         security: projectSecurity,
-        querystring: { type: 'object', properties: { explain: { type: 'boolean', default: false } } },
+        querystring: {
+          type: 'object',
+          properties: {
+            explain: { type: 'boolean', default: false },
+            runId: { type: 'string', pattern: RUN_ID_PATTERN, description: 'A name the caller gives this run (1 to 64 letters, digits, - or _): while it runs, GET /uba/api/analyses/{runId}/progress streams how far it is and DELETE /uba/api/analyses/{runId} cancels it (the analysis then answers 503 "the analysis <runId> was cancelled", data ["runId"]). A runId already running in the project is a 400.' },
+          },
+        },
         // the domain checks the fields (naming each bad one, with the platform's leniencies); /openapi.json shows analysisRequests
         body: { type: 'object' },
         response: responses(analysisResponses[route.module.kind], [400, 401, 415, 503]),
       },
-    }, async (request) => runAnalysis(ctx, request.project, route.module, request.body as Record<string, unknown>, { explain: request.query.explain === true }))
+    }, async (request) => runAnalysis(ctx, request.project, route.module, request.body as Record<string, unknown>, { explain: request.query.explain === true, runId: request.query.runId }))
   }
 }

@@ -33,6 +33,8 @@ export class Staging {
   readonly stages = new Map<string, string>()
   /** Tables created inside (written directly; dropped on failure). */
   readonly created = new Set<string>()
+  /** table -> a table holding the new rows of some of its partitions, which replace them at the commit. */
+  readonly replacements = new Map<string, { stage: string; ids: Set<string> }>()
   private readonly targets = new Map<string, Promise<string>>()
   private readonly engines = new Map<string, string | null>()
 
@@ -64,7 +66,26 @@ export class Staging {
     return pending
   }
 
+  /**
+   * A table made like `table` whose rows replace the partitions `ids` of `table` at the commit
+   * (a partition it holds no row of is emptied); the caller fills it (its rows must be of those
+   * partitions). Rows staged for `table` as well are added after the replacement.
+   */
+  async replacement(table: string, ids: string[]): Promise<string> {
+    if (this.replacements.has(table)) throw new Error(`the partitions of ${table} are already being replaced in this transaction`)
+    const stage = fresh('repl', table)
+    await this.exec.command(`CREATE TABLE ${quoteName(stage)} AS ${quoteName(table)}`)
+    this.replacements.set(table, { stage, ids: new Set(ids) })
+    return stage
+  }
+
+  /** Whether `name` is one of this staging's own tables (written directly). */
+  private owns(name: string): boolean {
+    return [...this.stages.values()].includes(name) || [...this.replacements.values()].some((r) => r.stage === name)
+  }
+
   private async stageOf(table: string): Promise<string> {
+    if (this.owns(table)) return table
     if (this.created.has(table) || !/MergeTree$/.test((await this.engineOf(table)) ?? '')) return table
     const stage = fresh('stage', table)
     await this.exec.command(`CREATE TABLE ${quoteName(stage)} AS ${quoteName(table)}`)
@@ -74,9 +95,10 @@ export class Staging {
 
   /** Drops everything this staging made: staging tables, and on failure the tables created inside. */
   async discard(failed: boolean): Promise<void> {
-    const names = [...this.stages.values(), ...(failed ? this.created : [])]
+    const names = [...this.stages.values(), ...[...this.replacements.values()].map((r) => r.stage), ...(failed ? this.created : [])]
     for (const name of names) await this.exec.command(`DROP TABLE IF EXISTS ${quoteName(name)}`).catch(() => undefined)
     this.stages.clear()
+    this.replacements.clear()
     this.targets.clear()
   }
 
@@ -109,29 +131,35 @@ export class Staging {
   /** Moves every staged row into place (see the module's comment); the caller holds the database's write lock. */
   async commit(): Promise<void> {
     const staged = [...this.stages]
-    const parts = await this.partitions(staged.map(([, stage]) => stage))
+    const replaced = [...this.replacements]
+    const parts = await this.partitions([...staged.map(([, stage]) => stage), ...replaced.map(([, r]) => r.stage)])
     const filled = staged.filter(([, stage]) => parts.get(stage)!.length > 0)
-    for (const [table, stage] of filled) await this.alignColumns(table, stage)
+    for (const [table, stage] of [...filled, ...replaced.map(([table, r]): [string, string] => [table, r.stage])]) await this.alignColumns(table, stage)
     const pairs = filled.flatMap(([table, stage]) => parts.get(stage)!.map((id) => ({ table, stage, id })))
-    if (pairs.length === 1) {
+    if (pairs.length === 1 && replaced.length === 0) {
       const { table, stage, id } = pairs[0]
       await this.exec.command(`ALTER TABLE ${quoteName(table)} ATTACH PARTITION ID ${quoteString(id)} FROM ${quoteName(stage)}`)
-    } else if (pairs.length > 1) {
+    } else if (pairs.length > 0 || replaced.length > 0) {
       await this.swap(filled, parts)
     }
     await this.discard(false)
   }
 
   private async swap(filled: [string, string][], staged: Map<string, string[]>): Promise<void> {
-    const live = await this.partitions(filled.map(([table]) => table))
+    const tables = [...new Set([...filled.map(([table]) => table), ...this.replacements.keys()])]
+    const live = await this.partitions(tables)
     const copies: { table: string; copy: string; old: string }[] = []
     try {
-      for (const [table, stage] of filled) {
+      for (const table of tables) {
         const copy = fresh('next', table)
         copies.push({ table, copy, old: fresh('old', table) })
         await this.exec.command(`CREATE TABLE ${quoteName(copy)} AS ${quoteName(table)}`)
-        for (const id of live.get(table)!) await this.exec.command(`ALTER TABLE ${quoteName(copy)} REPLACE PARTITION ID ${quoteString(id)} FROM ${quoteName(table)}`)
-        for (const id of staged.get(stage)!) await this.exec.command(`ALTER TABLE ${quoteName(copy)} ATTACH PARTITION ID ${quoteString(id)} FROM ${quoteName(stage)}`)
+        const replacing = this.replacements.get(table)
+        for (const id of live.get(table)!) if (!replacing?.ids.has(id)) await this.exec.command(`ALTER TABLE ${quoteName(copy)} REPLACE PARTITION ID ${quoteString(id)} FROM ${quoteName(table)}`)
+        // a replaced partition takes the replacement's rows (none: it is left out)
+        for (const id of replacing ? staged.get(replacing.stage)! : []) if (replacing!.ids.has(id)) await this.exec.command(`ALTER TABLE ${quoteName(copy)} REPLACE PARTITION ID ${quoteString(id)} FROM ${quoteName(replacing!.stage)}`)
+        const stage = filled.find(([t]) => t === table)?.[1]
+        for (const id of stage ? staged.get(stage)! : []) await this.exec.command(`ALTER TABLE ${quoteName(copy)} ATTACH PARTITION ID ${quoteString(id)} FROM ${quoteName(stage!)}`)
       }
       await this.exec.command(`RENAME TABLE ${copies.map((c) => `${quoteName(c.table)} TO ${quoteName(c.old)}, ${quoteName(c.copy)} TO ${quoteName(c.table)}`).join(', ')}`)
     } catch (e) {

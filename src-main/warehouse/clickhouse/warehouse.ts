@@ -12,7 +12,7 @@ import type { Dialect } from '../dialect'
 import { clickhouseDialect } from './dialect'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
-import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, INSERT, tsvLine, unquote } from './writes'
+import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, IF_NOT_EXISTS, INSERT, tsvLine, unquote } from './writes'
 
 /** What a warehouse needs from its host: the project's database and its one write lock. */
 export interface WarehouseHost {
@@ -21,6 +21,15 @@ export interface WarehouseHost {
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** Called once when the warehouse is closed. */
   closed(warehouse: ClickHouseWarehouse): void
+}
+
+/**
+ * The partition id of a row of a base table, as SQL (BASE_TABLES: event_vd by month of ds, the
+ * others in one partition). Not `_part`: 18.16 crashed on `SELECT DISTINCT substring(_part, …)`
+ * of event_vd with a condition (the server process died).
+ */
+export function partitionIdOf(table: string): string {
+  return table === 'event_vd' ? 'toString(intDiv(ds, 100))' : "'all'"
 }
 
 /** Rows per chunk of `stream`, as DuckDB's. */
@@ -138,6 +147,30 @@ export class ClickHouseWarehouse implements WarehouseSession {
     }
   }
 
+  async #exists(table: string): Promise<boolean> {
+    return Number((await this.#exec.rows(`SELECT count() FROM system.tables WHERE database = ${quoteString(this.host.database)} AND name = ${quoteString(table)}`))[0][0]) > 0
+  }
+
+  /**
+   * The ids of the partitions of `table` holding rows where `where` holds (a condition on its
+   * columns; this connection's temporary tables may be named in it).
+   */
+  async partitionsWhere(table: string, where: string): Promise<string[]> {
+    const rows = await this.rows(`SELECT DISTINCT ${partitionIdOf(table)} FROM ${quoteName(table)} WHERE ${where}`)
+    return rows.map((r) => String(r[0]))
+  }
+
+  /**
+   * Inside a transaction: at the commit, partitions `ids` of `table` hold exactly the rows `select`
+   * gives now (a SELECT of the table's columns in order, of rows of those partitions only), plus
+   * the rows appended to `table` meanwhile; all at once with the transaction's other writes.
+   */
+  async replacePartitions(table: string, ids: string[], select: string): Promise<void> {
+    if (!this.#staging) throw new Error('partitions are replaced inside a transaction only')
+    const stage = await this.#staging.replacement(table, ids)
+    await this.#call((o) => this.client.command(`INSERT INTO ${quoteName(stage)} ${select}`, o))
+  }
+
   async #count(table: string): Promise<number> {
     return Number((await this.#exec.rows(`SELECT count() FROM ${quoteName(table)}`))[0][0])
   }
@@ -158,12 +191,8 @@ export class ClickHouseWarehouse implements WarehouseSession {
       })
     }
     const created = CREATE_TABLE.exec(text)
-    if (created && this.#staging) {
-      const name = unquote(created[1])
-      // IF NOT EXISTS on a table that exists creates nothing: it stays a live table (staged, never dropped)
-      const existed = /IF\s+NOT\s+EXISTS/i.test(created[0]) && (await this.#exec.rows(`SELECT 1 FROM system.tables WHERE database = ${quoteString(this.host.database)} AND name = ${quoteString(name)}`)).length > 0
-      if (!existed) this.#staging.created.add(name)
-    }
+    // a table that existed before `CREATE TABLE IF NOT EXISTS` is not the work's: never dropped with it
+    if (created && this.#staging && !(IF_NOT_EXISTS.test(created[0]) && (await this.#exists(unquote(created[1]))))) this.#staging.created.add(unquote(created[1]))
     await this.#call((o) => this.client.command(text, o))
     return 0
   }

@@ -17,6 +17,7 @@ export const COLUMN_TYPES: Record<ColumnType, string> = {
 export const INSERT = /^(\s*INSERT\s+INTO\s+(?:TABLE\s+)?)(`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*)(?!\s*\.)/i
 export const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*)(?!\s*\.)/i
 export const CREATE_TEMPORARY = /^\s*CREATE\s+TEMPORARY\s+TABLE/i
+export const IF_NOT_EXISTS = /IF\s+NOT\s+EXISTS/i
 
 export function unquote(name: string): string {
   return /^[`"]/.test(name) ? name.slice(1, -1).replace(/\\(.)/g, '$1') : name

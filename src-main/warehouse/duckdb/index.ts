@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { engineUnavailable } from '../../errors'
@@ -195,6 +196,48 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
         conn.closeSync()
       },
     })
+  }
+
+  /**
+   * Runs `work` on a throwaway database of its own, for a load of a project stored on another
+   * engine (a ClickHouse project: warehouse/loading): the same tables as a project's, the project's
+   * staging folder readable, the import memory bound, and removed afterwards whatever happens. It
+   * lives in the staging folder, which start-up empties, so a crash leaves nothing for long.
+   */
+  async withScratch<T>(appKey: string, timeZone: string, work: (warehouse: DuckDBWarehouse) => Promise<T>): Promise<T> {
+    if (this.closed) throw engineUnavailable('the server is shutting down')
+    const staging = this.stagingDirOf(appKey)
+    privateDir(join(this.options.dir, appKey))
+    privateDir(staging)
+    const file = join(staging, `loading-${randomUUID()}.duckdb`)
+    const spill = `${file}.spill`
+    const instance = await DuckDBInstance.create(file, { threads: String(this.options.threads), memory_limit: this.importLimit(), temp_directory: spill })
+    let conn: DuckDBConnection | undefined
+    try {
+      conn = await instance.connect()
+      await conn.run(`SET allowed_directories = ['${(staging + sep).replace(/'/g, "''")}']`)
+      await conn.run('SET enable_external_access = false')
+      await conn.run(`SET TimeZone = '${timeZone.replace(/'/g, "''")}'`)
+      for (const ddl of BASE_TABLES) await conn.run(ddl)
+      const c = conn
+      let stopped = false
+      const warehouse = new DuckDBWarehouse(c, {
+        bounded: (w) => w(),
+        interrupt: () => {
+          stopped = true
+          c.interrupt()
+        },
+        get interrupted() {
+          return stopped
+        },
+        close: () => undefined,
+      })
+      return await work(warehouse)
+    } finally {
+      conn?.closeSync()
+      instance.closeSync()
+      for (const f of [file, `${file}.wal`, spill]) rmSync(f, { force: true, recursive: true })
+    }
   }
 
   /** Stops every query now running on the project's database. */

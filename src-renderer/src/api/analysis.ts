@@ -47,8 +47,9 @@ export function analyze<K extends AnalysisKind>(
   auth: ProjectAuth,
   kind: K,
   body: AnalysisRequests[K],
-  options: { explain?: boolean; signal?: AbortSignal } = {},
+  options: { explain?: boolean; signal?: AbortSignal; runId?: string } = {},
 ): Promise<AnalysisResponses[K]> {
-  const query = options.explain ? '?explain=true' : ''
-  return request<AnalysisResponses[K]>(auth, 'POST', ANALYSIS_PATHS[kind] + query, body, { signal: options.signal })
+  // runId: a name under which its progress is read and it can be cancelled (api/analysisRuns.ts)
+  const query = [options.explain ? 'explain=true' : '', options.runId ? `runId=${encodeURIComponent(options.runId)}` : ''].filter(Boolean).join('&')
+  return request<AnalysisResponses[K]>(auth, 'POST', ANALYSIS_PATHS[kind] + (query ? `?${query}` : ''), body, { signal: options.signal })
 }

@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowReactive, watch } from 'vue'
 import { analyze, type AnalysisKind, type AnalysisResponses } from '../api/analysis'
+import { cancelRun, followRun } from '../api/analysisRuns'
 import { ApiError } from '../api/http'
 import type { ChartState } from '../models/charts/chartState'
 import { defaultDefinitions, type Definitions, type RangeDraft } from '../models/charts/definitions'
@@ -48,6 +49,8 @@ export const useChartsStore = defineStore('charts', () => {
   const results = shallowReactive<Partial<Record<AnalysisKind, ChartResult>>>({})
   const errors = shallowReactive<Partial<Record<AnalysisKind, { key: string; error: Error }>>>({})
   const running = ref<string | null>(null)
+  /** How far the running analysis is, in percent (the server's progress route); null while it cannot tell. */
+  const progress = ref<number | null>(null)
 
   const timeZone = computed(() => projects.overview?.timeZone ?? projects.current?.timeZone)
   const built = computed(() => buildRequest(kind.value, defs, { range: resolveRange(range, timeZone.value), crowd: crowd.value }))
@@ -105,9 +108,17 @@ export const useChartsStore = defineStore('charts', () => {
     controller = own
     running.value = runKey
     delete errors[runKind]
+    // the run is named, so that its progress can be read and, when it is dropped, the server stops it too
+    const runId = crypto.randomUUID()
+    const following = new AbortController()
+    own.signal.addEventListener('abort', () => void cancelRun(auth, runId).catch(() => undefined), { once: true })
+    progress.value = null
+    void followRun(auth, runId, (line) => {
+      if (controller === own && line.state === 'running') progress.value = line.progress !== undefined && line.progress >= 0 ? line.progress : null
+    }, AbortSignal.any([own.signal, following.signal]))
     try {
       const sent = options.fresh ? { ...current.body, useCache: false } : current.body
-      const response = await analyze(auth, runKind, sent, { explain: true, signal: own.signal })
+      const response = await analyze(auth, runKind, sent, { explain: true, signal: own.signal, runId })
       if (auth.appKey !== session.appKey) return
       results[runKind] = { key: runKey, kind: runKind, response, labels } as ChartResult
     } catch (err) {
@@ -118,11 +129,20 @@ export const useChartsStore = defineStore('charts', () => {
       // a refused crowd is a cohort deleted elsewhere: the picker must stop offering it
       if (err instanceof ApiError && err.status === 400 && Array.isArray(err.data) && err.data.some((p) => String(p).startsWith('crowds'))) void meta.loadCrowds()
     } finally {
+      following.abort()
       if (controller === own) {
         controller = null
         running.value = null
       }
     }
+  }
+
+  /** Stops the running analysis, here and on the server; the chart says so until it runs again. */
+  function cancel(): void {
+    const runKey = running.value
+    if (!controller || !runKey) return
+    controller.abort()
+    errors[kind.value] = { key: runKey, error: new Error('You cancelled this computation. Press Try again to run it again.') }
   }
 
   // a complete query runs once its edits settle; an answer already there for it is kept
@@ -166,5 +186,5 @@ export const useChartsStore = defineStore('charts', () => {
     },
   )
 
-  return { kind, defs, range, crowd, state, results, result, error, status, missing, key, built, upToDate, running, timeZone, run, reset, ensure, apply }
+  return { kind, defs, range, crowd, state, results, result, error, status, missing, key, built, upToDate, running, progress, timeZone, run, cancel, reset, ensure, apply }
 })

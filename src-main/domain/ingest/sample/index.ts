@@ -67,7 +67,7 @@ function sampleWork(ctx: DomainContext, scope: ProjectScope, options: SampleOpti
   return async (conn, onPhase, seal): Promise<LoadResult> => {
     await onPhase('reading')
     // an import queued before this job may have filled the project meanwhile
-    const before = await contents(conn)
+    const before = await contents(conn.stored ?? conn)
     if (before.events + before.profiles > 0) throw notEmpty(before.events, before.profiles)
     checkPlanTypes(ctx, scope.appKey)
     const types = { event: eventPropertyTypes(ctx.meta, scope.appKey), user: userPropertyTypes(ctx.meta, scope.appKey) }

@@ -46,6 +46,7 @@ export async function loadSample(
       await users(conn, s, w)
       await step('reading')
       await ensureUserIds(conn)
+      await conn.storedRowsFor?.('SELECT xwho FROM s_users', null)
       await assignDistinctIds(conn, 's_users')
       await conn.run(dialect.tempTableAs('s_users', 'SELECT s.*, i.distinct_id FROM s_users s JOIN user_ids i USING (xwho)'))
       await step('reading')

@@ -7,16 +7,17 @@ import type { RecordsPart } from '../../parts/records'
 import type { TypedReadsPart } from '../../parts/typedReads'
 
 /**
- * The parts a ClickHouse project cannot use yet: reading SDK records, writing loads, importing files and
- * generating sample data (the collector, imports and sample data; issue 22 moves them). Every method refuses with a 503 that
- * says so, rather than printing DuckDB text that ClickHouse would reject half-way through a write. The files part
- * stays here for good: DuckDB reads the files of every project, a ClickHouse one's included.
+ * The parts whose text only DuckDB needs: a ClickHouse project's records and files are read,
+ * checked and loaded on a local DuckDB database (the collector, imports, previews and sample data:
+ * warehouse/loading, docs/clickhouse.md "Loading"), whose dialect is DuckDB's, and the result is
+ * shipped to ClickHouse. Nothing asks ClickHouse for this text; should anything do, it refuses with
+ * a 503 naming the method rather than print DuckDB text that ClickHouse would reject mid-write.
  */
 const METHODS = [
   'notBlank', 'startsWith', 'matches', 'includes', 'firstWhere', 'tryCast', 'epochMillisText', 'jsonMember', 'jsonKeys', 'jsonMembers', 'listItem',
   'jsonMemberString', 'jsonKindOf', 'jsonKindOfText', 'jsonMemberKind', 'jsonKindName', 'jsonString', 'parseRecord', 'recordField', 'recordMember',
   'asJsonText', 'problem', 'noProblem', 'problemList', 'noProblems', 'problemField', 'anyTrue', 'lastPresent', 'firstPresent', 'joinListsInOrder',
-  'appendList', 'emptyList', 'renameTable', 'compact', 'reportProgress',
+  'appendList', 'emptyList', 'renameTable', 'reportProgress',
   'uniform', 'weightedTable', 'pickJoin', 'item', 'epochSeconds', 'instantAt', 'bulkWrite', 'dropTempTable',
   'valuesByIndex', 'formatStampMillis', 'columnsOfTables', 'insertByName', 'tempViewAs',
   'cellKindOf', 'cellText', 'fromCell', 'eventTimeOfCell', 'fromText', 'fromJsonText', 'eventTime', 'dayOfDate', 'jsonTextIsString', 'jsonTextIsNumber',
@@ -27,8 +28,14 @@ const METHODS = [
 
 function refusal(name: string): () => never {
   return () => {
-    throw engineUnavailable(`loading records into a ClickHouse project is not available in this version (${name})`)
+    throw engineUnavailable(`a ClickHouse project reads and loads records on its local DuckDB loading database, not in ClickHouse SQL (${name})`)
   }
 }
 
 export const notYet = Object.fromEntries(METHODS.map((name) => [name, refusal(name)])) as unknown as RecordsPart & LoadsPart & GeneratorPart & ImportsPart & TypedReadsPart & FilesPart
+
+/**
+ * What DuckDB folds into its file when a data stream stops or a merge rewrote rows (CHECKPOINT):
+ * ClickHouse's writes are in place once committed, so there is nothing to fold (a no-op query).
+ */
+notYet.compact = () => 'SELECT 1'

@@ -1,0 +1,36 @@
+import { request, requestStream, type ProjectAuth } from './http'
+
+/** One line of an analysis run's progress (GET /uba/api/analyses/{runId}/progress). */
+export interface RunProgress {
+  state: 'running' | 'finished' | 'failed' | 'cancelled' | 'unknown'
+  /** Percent of the rows the engine expects to read; -1 while it cannot tell. */
+  progress?: number
+}
+
+/**
+ * Follows the progress of the analysis started with `runId`, calling `onLine` per line, until it
+ * ends or `signal` stops it. Failures are left unsaid: progress is a courtesy, the answer is the analysis's.
+ */
+export async function followRun(auth: ProjectAuth, runId: string, onLine: (line: RunProgress) => void, signal: AbortSignal): Promise<void> {
+  try {
+    const response = await requestStream(auth, 'GET', `/uba/api/analyses/${encodeURIComponent(runId)}/progress`, undefined, { signal })
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let buffered = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffered += value
+      for (let at = buffered.indexOf('\n'); at !== -1; at = buffered.indexOf('\n')) {
+        onLine(JSON.parse(buffered.slice(0, at)) as RunProgress)
+        buffered = buffered.slice(at + 1)
+      }
+    }
+  } catch {
+    // the analysis answers for itself
+  }
+}
+
+/** Cancels the analysis started with `runId` (its request then answers 503 "… was cancelled"); `cancelled` false when it was not running. */
+export function cancelRun(auth: ProjectAuth, runId: string): Promise<{ runId: string; cancelled: boolean }> {
+  return request(auth, 'DELETE', `/uba/api/analyses/${encodeURIComponent(runId)}`)
+}
