@@ -51,7 +51,8 @@ async function copyTable(s: TestServer, twins: Twins, zone: string, table: strin
   if (columns.length === 0) return 0
   const isTime = (c: Record<string, unknown>) => TIMES.includes(String(c.type))
   const props = columns.filter((c) => !BASE.includes(String(c.name)) && !isTime(c))
-  const select = columns.map((c) => (isTime(c) ? `epoch_ms("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ')
+  // a datetime property (TIMESTAMP) goes as appendRows takes it: microseconds
+  const select = columns.map((c) => (isTime(c) ? `epoch_ms("${c.name}") AS "${c.name}"` : c.type === 'TIMESTAMP' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ')
   const rows = (await warehouseRows(s, twins.duck.appKey, `SELECT ${select} FROM ${table}`)).map((r) => columns.map((c) => r[String(c.name)]))
   const types = columns.map((c) => (isTime(c) ? 'bigint' : APPEND_TYPES[String(c.type)]))
   if (types.some((t) => t === undefined)) throw new Error(`a column type this copy does not know: ${JSON.stringify(columns)}`)

@@ -133,6 +133,9 @@ export const printingDialect: Dialect = {
       ? { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT v.1 AS value, v.2 AS label FROM (SELECT arrayJoin(arrayZip({p1:Array(String)}, {p2:Array(String)})) AS v)`, values: [values, labels] }
       : { sql: `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS SELECT DISTINCT arrayJoin({p1:Array(String)}) AS value`, values: [values] },
   replaceTable: (table, select) => [`CREATE OR REPLACE TABLE ${table} ENGINE = MergeTree ORDER BY tuple() AS ${select}`],
+  tagVersionsTable: (table) => `CREATE TABLE IF NOT EXISTS ${table} (version Int32, distinct_id Int64, value Nullable(String)) ENGINE = MergeTree PARTITION BY version ORDER BY distinct_id`,
+  dropTagVersions: (table, _from, present) => present.map((v) => ({ sql: `ALTER TABLE ${table} DROP PARTITION ${v}`, values: [] })),
+  formatStoredStamp: (column) => `toString(toDateTime(intDiv(${column}, 1000), 'UTC'))`,
   firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
   inIds: (id, ids, p) => `has(CAST(${p.add(`[${ids.join(',')}]`)}, 'Array(Int64)'), ${id})`,
   formatSlashed: (local) => `formatDateTime(${local}, '%Y/%m/%d %T')`,

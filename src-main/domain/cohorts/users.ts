@@ -11,6 +11,7 @@ import { csvLines, exportFormat } from '../sql/csv'
 import { jsonLines, streamRows } from '../streaming'
 import { cohortByCode } from './store'
 import { jsonValue } from '../../warehouse/values'
+import { plannedValue } from '../schema/shownValues'
 import { membersTable } from '../userSets/membership'
 import type { CohortRow } from '../userSets/records'
 import { resolveTags, type TagPick } from '../userSets/tagVersions'
@@ -51,6 +52,8 @@ export interface OutColumn {
   sql: string
   /** Reads profile_vd (as `u`). */
   profile?: boolean
+  /** The plan type of a property column. */
+  type?: DataType
 }
 
 /** A cohort whose members have been computed; anything else is a 400 naming `cohortCode`. */
@@ -89,33 +92,50 @@ export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string
     let sql = 'NULL'
     const profile = r.id !== 'xwho' && r.id !== 'distinct_id' && existing.has(r.id)
     if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
-    else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
+    else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStoredStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
     if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
-    return { key: r.id, alias: `p${i}`, sql, profile }
+    return { key: r.id, alias: `p${i}`, sql, profile, type: r.data_type }
   })
 }
 
 /** The output columns in order: the properties, distinct_id and xwho (when not requested), the tags. */
 export function outColumns(props: OutColumn[], tags: TagPick[]): OutColumn[] {
   const base = ['distinct_id', 'xwho'].filter((k) => !props.some((p) => p.key === k)).map((k) => ({ key: k, alias: k, sql: `m.${k}` }))
-  return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `t${i}.value` }))]
+  return [...props, ...base, ...tags.map((t, i) => ({ key: t.key, alias: `t${i}`, sql: `m.tv${i}` }))]
+}
+
+/**
+ * `members` with each tag's value at its version beside (columns tv0, tv1 …), one LEFT JOIN per
+ * SELECT (ClickHouse 18.16 allows no more): every tag's join nests the previous ones.
+ */
+function withTags(members: string, tags: TagPick[], p: SqlParams): string {
+  let relation = members
+  tags.forEach((t, i) => {
+    const kept = ['distinct_id', 'xwho', ...tags.slice(0, i).map((_, j) => `tv${j}`)].map((c) => `m.${c} AS ${c}`)
+    relation = `(SELECT ${kept.join(', ')}, t.value AS tv${i}
+      FROM ${relation} m LEFT JOIN (SELECT distinct_id, value FROM ${t.table} WHERE version = ${p.add(t.version)}) t ON t.distinct_id = m.distinct_id)`
+  })
+  return relation
 }
 
 /** The users of `members` (a table or relation with distinct_id and xwho) as output columns, in distinct_id order. */
 export function selectSql(members: string, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
   const profile = columns.some((c) => c.profile)
-  const tagJoins = tags.map((t, i) => `LEFT JOIN ${t.table} t${i} ON t${i}.distinct_id = m.distinct_id AND t${i}.version = ${p.add(t.version)}`)
   return `SELECT ${columns.map((c) => `${c.sql} AS ${c.alias}`).join(', ')}
-    FROM ${members} m
+    FROM ${withTags(members, tags, p)} m
     ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
-    ${tagJoins.join('\n    ')}
     ORDER BY m.distinct_id
-    ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} OFFSET ${p.add(window.offset)}`
+    ${window.limit === null ? '' : `LIMIT ${p.add(window.limit)}`} ${window.limit === null && window.offset === 0 ? '' : `OFFSET ${p.add(window.offset)}`}`
+}
+
+/** A column's value of a row as answered (a boolean is true/false on every engine). */
+export function cellValue(row: Record<string, unknown>, c: OutColumn): unknown {
+  return jsonValue(plannedValue(row[c.alias] ?? null, c.type) ?? null)
 }
 
 export function shape(row: Record<string, unknown>, columns: OutColumn[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const c of columns) out[c.key] = jsonValue(row[c.alias] ?? null)
+  for (const c of columns) out[c.key] = cellValue(row, c)
   return out
 }
 
@@ -198,5 +218,5 @@ export async function* exportCohortUsers(ctx: DomainContext, scope: ProjectScope
 }
 
 async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
-  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => cellValue(r, c)))
 }

@@ -4,7 +4,12 @@ import { badParam } from '../errors'
 import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import type { ProjectScope } from '../project/scope'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedUserProperties, shownValue } from '../schema/shownValues'
+import { maskedUserProperties, plannedValue, shownValue } from '../schema/shownValues'
+
+interface PlanType {
+  id: string
+  data_type: string
+}
 
 /**
  * One user's detail (spec 2.9, 4.6): a flat object of user property ids to values (null when
@@ -55,8 +60,9 @@ export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: U
     return { user, profile }
   })
   const base: Record<string, unknown> = { ...profile, xwho: user.xwho, distinct_id: user.distinctId }
+  const types = new Map(ctx.meta.prepare('SELECT id, data_type FROM plan_user_properties WHERE app_key = ?').all(scope.appKey).map((r) => [(r as PlanType).id, (r as PlanType).data_type]))
   const detail: Record<string, unknown> = {}
-  for (const id of properties) detail[id] = shownValue(base[id], masked.has(id))
+  for (const id of properties) detail[id] = shownValue(plannedValue(base[id], types.get(id)), masked.has(id))
   if (tags.length > 0) Object.assign(detail, (await tagValuesFor(ctx, scope, [user.distinctId], body.tags)).get(user.distinctId))
   return detail
 }

@@ -6,7 +6,7 @@ import type { DomainContext } from '../context'
 import type { ProjectScope } from '../project/scope'
 import { sequenceFields, sequenceRow, sequenceSql, type SequenceFields } from './sequenceQuery'
 import { findUser, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from '../schema/shownValues'
+import { eventPropertyTypes, maskedEventProperties } from '../schema/shownValues'
 
 /** One event of a behaviour sequence, as the API answers it (its route schema is the source). */
 export type SequenceRow = Answer<'/uba/api/users/sequence', 'post'>['rows'][number]
@@ -50,9 +50,10 @@ const sequenceModule: AnalysisModule<SequenceRequest, { rows: SequenceRow[] }> =
     const p = env.params()
     const time = (xwhen: string) => env.dialect.formatSlashed(xwhen)
     const rows = await env.query(sequenceSql(user.distinctId, req, env, p, time, req.limit), p)
+    const types = eventPropertyTypes(env.ctx.meta, env.scope.appKey)
     return {
       rows: rows.map((r) => {
-        const row = sequenceRow(r, req.masked)
+        const row = sequenceRow(r, req.masked, types)
         return { eventId: row.eventId, eventTime: String(row.time), properties: row.properties }
       }),
     }

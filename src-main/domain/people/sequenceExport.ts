@@ -10,7 +10,7 @@ import { csvLines, exportFormat } from '../sql/csv'
 import { streamRows } from '../streaming'
 import { sequenceFields, sequenceRow, sequenceSql } from './sequenceQuery'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
-import { maskedEventProperties } from '../schema/shownValues'
+import { eventPropertyTypes, maskedEventProperties } from '../schema/shownValues'
 
 const FIELDS = ['fromDate', 'toDate', 'events', 'useCache', 'format']
 
@@ -39,6 +39,7 @@ export async function* exportSequence(
   if (body.useCache !== undefined && body.useCache !== null && typeof body.useCache !== 'boolean') throw badParam('useCache', 'useCache must be true or false')
   const fields = sequenceFields(body, ctx.meta, scope.appKey, planLookup(ctx.meta, scope.appKey))
   const masked = maskedEventProperties(ctx.meta, scope.appKey)
+  const types = eventPropertyTypes(ctx.meta, scope.appKey)
   const session = await ctx.warehouse.session(scope.appKey, scope.timeZone)
   let sql: string
   let properties: string[]
@@ -58,24 +59,24 @@ export async function* exportSequence(
   }
   const chunks = streamRows(session, sql, p.values, signal)
   if (format === 'csv') {
-    yield* csvLines(['xwhat', 'xwhen', ...properties], csvRows(chunks, masked, properties), bom)
+    yield* csvLines(['xwhat', 'xwhen', ...properties], csvRows(chunks, masked, properties, types), bom)
     return
   }
   for await (const rows of chunks) {
     if (rows.length === 0) continue
     let text = ''
     for (const r of rows) {
-      const row = sequenceRow(r, masked)
+      const row = sequenceRow(r, masked, types)
       text += JSON.stringify({ xwhat: row.eventId, xwhen: row.time, ...row.properties }) + '\n'
     }
     yield text
   }
 }
 
-async function* csvRows(chunks: AsyncIterable<Record<string, unknown>[]>, masked: Set<string>, properties: string[]): AsyncGenerator<unknown[][]> {
+async function* csvRows(chunks: AsyncIterable<Record<string, unknown>[]>, masked: Set<string>, properties: string[], types: Map<string, string>): AsyncGenerator<unknown[][]> {
   for await (const rows of chunks) {
     yield rows.map((r) => {
-      const row = sequenceRow(r, masked)
+      const row = sequenceRow(r, masked, types)
       return [row.eventId, row.time, ...properties.map((key) => row.properties[key] ?? null)]
     })
   }

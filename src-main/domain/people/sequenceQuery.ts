@@ -7,7 +7,7 @@ import { badParam } from '../errors'
 import type { PropertyLookup } from '../schema/lookup'
 import { EVENT_BASE_COLUMNS } from '../schema/types'
 import type { MetaDb } from '../../store/meta'
-import { shownValue } from '../schema/shownValues'
+import { plannedValue, shownValue } from '../schema/shownValues'
 
 /**
  * The behaviour sequence of one user (spec 2.9, 4.6), shared by the sequence and its export:
@@ -60,7 +60,7 @@ export function sequenceSql(
   limit?: number,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
-  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : 'true'
+  const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : scope.dialect.truth(true)
   return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', [...EVENT_BASE_COLUMNS], [...EVENT_BASE_COLUMNS, ...scope.columns.event])}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
@@ -70,12 +70,12 @@ export function sequenceSql(
     ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`
 }
 
-/** One result row: its event id, its time as the query showed it, and its non-null properties. */
-export function sequenceRow(row: Record<string, unknown>, masked: Set<string>): { eventId: string; time: unknown; properties: Record<string, unknown> } {
+/** One result row: its event id, its time as the query showed it, and its non-null properties (`types`: their plan types). */
+export function sequenceRow(row: Record<string, unknown>, masked: Set<string>, types?: Map<string, string>): { eventId: string; time: unknown; properties: Record<string, unknown> } {
   const properties: Record<string, unknown> = {}
   for (const key in row) {
     if (key === EVENT_KEY || key === TIME_KEY || row[key] === null || row[key] === undefined) continue
-    properties[key] = shownValue(row[key], masked.has(key))
+    properties[key] = shownValue(plannedValue(row[key], types?.get(key)), masked.has(key))
   }
   return { eventId: String(row[EVENT_KEY]), time: row[TIME_KEY], properties }
 }

@@ -18,6 +18,23 @@ export function maskedEventProperties(meta: MetaDb, appKey: string): Set<string>
   return new Set(meta.prepare('SELECT id FROM plan_event_properties WHERE app_key = ? AND masking = 1').pluck().all(appKey) as string[])
 }
 
+/** The plan types of the project's event properties, by id. */
+export function eventPropertyTypes(meta: MetaDb, appKey: string): Map<string, string> {
+  const rows = meta.prepare('SELECT id, data_type FROM plan_event_properties WHERE app_key = ?').all(appKey) as { id: string; data_type: string }[]
+  return new Map(rows.map((r) => [r.id, r.data_type]))
+}
+
+/**
+ * A value as its plan type has it, whatever the engine: ClickHouse stores booleans as 1/0 and
+ * datetimes as epoch ms of the local time (DuckDB's values pass unchanged).
+ */
+export function plannedValue(value: unknown, dataType: string | undefined): unknown {
+  if (value === null || value === undefined) return value
+  if (dataType === 'boolean' && typeof value === 'number') return value !== 0
+  if (dataType === 'datetime' && (typeof value === 'bigint' || typeof value === 'number')) return new Date(Number(value))
+  return value
+}
+
 /**
  * A warehouse value as shown. Datetime properties are stored as local times of the project
  * (TIMESTAMP without zone), which the driver hands over as a Date at that wall-clock time in UTC;

@@ -15,7 +15,7 @@ import { validateContent } from './rules'
 import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Computation } from './runs'
 import { membersTable } from './membership'
 import type { CohortRow } from './records'
-import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { forgetOutcomes, prepareOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../../testPause'
 
 /**
@@ -70,6 +70,8 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   fileSelect,
   ruleSelect,
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
+    // made before the transaction: on ClickHouse the sealed record is then staged with the rows
+    await prepareOutcomes(conn)
     const userNumber = await inTransaction(conn, async () => {
       const d = dialectOf(ctx, { appKey })
       const members = `SELECT ${d.cast('distinct_id', 'bigint')} AS distinct_id, ${d.cast('xwho', 'string')} AS xwho FROM (${select}) ORDER BY distinct_id`

@@ -16,7 +16,7 @@ export async function hasUsers(conn: Warehouse, dialect: Dialect): Promise<boole
 
 /** An empty members select of the right shape, for a project without users. */
 export function noMembers(dialect: Dialect): string {
-  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS xwho WHERE false`
+  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS xwho WHERE ${dialect.truth(false)}`
 }
 
 /** Loads `values` into the temp table `name` (column `value`, and `label` when labels are given). */

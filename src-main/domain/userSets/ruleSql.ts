@@ -10,9 +10,11 @@ import type { CheckedContent, EventRule, EventWindow, Rule } from './rules'
  * The users are those of `user_ids` (everyone with an event or a profile), each once (USERS: a
  * user merged by `$alias` is named by its login id), read as `e` so that
  * the shared property SQL finds `e.xwho` and `e.distinct_id`; profiles join as `u`. Each event
- * rule is one aggregate over event_vd per user (a CTE), joined by user: a user without a matching
- * event counts 0. A rule that cannot decide (a missing value) does not match, so NOT (AND_NOT)
- * only ever negates true or false.
+ * rule compares a per-user count (0 for a user without a matching event) and is written as a
+ * membership test of the users whose count decides it (below), so a statement has one JOIN at
+ * most (the profile's) and no named subqueries: the same text runs on DuckDB and ClickHouse 18.16.
+ * A rule that cannot decide (a missing value) does not match, so NOT (AND_NOT) only ever negates
+ * true or false.
  */
 
 export interface RuleEnvSql {
@@ -25,10 +27,6 @@ export interface RuleEnvSql {
 }
 
 export interface ContentSql {
-  /** Named subqueries to put in the statement's WITH. */
-  ctes: string[]
-  /** LEFT JOINs onto the users `e`. */
-  joins: string[]
   /** Whether `profile_vd u` must be joined. */
   profile: boolean
   /** True for the users the content selects. */
@@ -63,60 +61,80 @@ function countSql(rule: EventRule, col: string, p: SqlParams): string {
   }
 }
 
-function eventCte(rule: EventRule, name: string, env: RuleEnvSql, p: SqlParams): string {
+/** Whether a count of 0 passes the rule's comparison (a user without a matching event). */
+export function zeroPasses(rule: EventRule): boolean {
+  const [a, b] = rule.params
+  switch (rule.function) {
+    case 'EQ':
+      return rule.params.includes(0)
+    case 'NOT_EQ':
+      return !rule.params.includes(0)
+    case 'GT':
+      return 0 > a
+    case 'GTE':
+      return 0 >= a
+    case 'LT':
+      return 0 < a
+    case 'LTE':
+      return 0 <= a
+    case 'RANGE':
+      return a <= 0 && 0 <= b
+    default:
+      throw new Error(`no count comparison for ${rule.function}`)
+  }
+}
+
+/**
+ * An event rule over the users `e`. Users with a matching event in the window are grouped with
+ * their count; a user without one counts 0. When 0 fails the comparison, the members are the
+ * grouped users whose count passes; when 0 passes, every user but the grouped ones whose count
+ * fails. Either way exactly the users whose count (0 included) passes.
+ */
+function eventRuleSql(rule: EventRule, env: RuleEnvSql, p: SqlParams): string {
   const [from, to] = windowDays(rule.window, env.today)
   const profile = needsProfile(rule.filter) || rule.event.members.some((m) => needsProfile(m.filter))
   const measure = rule.property ? `count(DISTINCT ${env.dialect.columnOf(rule.property.column)})` : 'count(*)'
-  return `${name} AS (
-      SELECT e.distinct_id, ${measure} AS n
+  const zero = zeroPasses(rule)
+  return `e.distinct_id ${zero ? 'NOT IN' : 'IN'} (
+      SELECT e.distinct_id
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
       WHERE e.ds BETWEEN ${p.add(dsOf(from))} AND ${p.add(dsOf(to))}
         AND ${eventSql(rule.event, env, p)}
         AND ${filterSql(rule.filter, env, p)}
-      GROUP BY e.distinct_id)`
+      GROUP BY e.distinct_id
+      HAVING ${zero ? 'NOT ' : ''}(${countSql(rule, measure, p)}))`
 }
 
-/**
- * The SQL of one content. `prefix` names its CTEs (a tag compiles several contents into one
- * statement); it must be a plain identifier part.
- */
-export function contentSql(content: CheckedContent, prefix: string, env: RuleEnvSql, p: SqlParams): ContentSql {
-  if (!/^[a-z][a-z0-9_]*$/.test(prefix)) throw new Error(`not an identifier prefix: ${prefix}`)
-  const ctes: string[] = []
-  const joins: string[] = []
+/** The SQL of one content (a tag compiles several contents into one statement). */
+export function contentSql(content: CheckedContent, env: RuleEnvSql, p: SqlParams): ContentSql {
   let profile = false
-  const ruleSql = (rule: Rule, g: number, r: number): string => {
+  const ruleSql = (rule: Rule): string => {
     if (rule.type === 'user') {
       profile ||= needsProfile({ conditions: [rule.condition], relation: 'AND' })
-      return `COALESCE(${conditionSql(rule.condition, env, p)}, false)`
+      return `COALESCE(${conditionSql(rule.condition, env, p)}, ${env.dialect.truth(false)})`
     }
-    const name = `${prefix}_g${g}_r${r}`
-    ctes.push(eventCte(rule, name, env, p))
-    joins.push(`LEFT JOIN ${name} ON ${name}.distinct_id = e.distinct_id`)
-    return countSql(rule, `COALESCE(${name}.n, 0)`, p)
+    return eventRuleSql(rule, env, p)
   }
-  const groups = content.groups.map((group, g) => `(${group.rules.map((rule, r) => `(${ruleSql(rule, g, r)})`).join(group.relation === 'OR' ? ' OR ' : ' AND ')})`)
+  const groups = content.groups.map((group) => `(${group.rules.map((rule) => `(${ruleSql(rule)})`).join(group.relation === 'OR' ? ' OR ' : ' AND ')})`)
   let condition = groups[0]
   content.between.forEach((relation, i) => {
     condition = `(${condition} AND ${relation === 'AND_NOT' ? 'NOT ' : ''}${groups[i + 1]})`
   })
-  return { ctes, joins, profile, condition }
+  return { profile, condition }
 }
 
-/** The FROM of a statement over every user, with the joins of some contents. */
+/** The FROM of a statement over every user, with the profile when some content reads it. */
 export function usersFrom(parts: ContentSql[]): string {
   const profile = parts.some((c) => c.profile)
   return `${USERS} e
-      ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-      ${parts.flatMap((c) => c.joins).join('\n      ')}`
+      ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}`
 }
 
 /** The members of one cohort rule content: (distinct_id, xwho). */
 export function membersSql(content: CheckedContent, env: RuleEnvSql, p: SqlParams): string {
-  const part = contentSql(content, 'r', env, p)
-  return `${part.ctes.length > 0 ? `WITH ${part.ctes.join(',\n    ')}` : ''}
-    SELECT e.distinct_id, e.xwho
+  const part = contentSql(content, env, p)
+  return `SELECT e.distinct_id, e.xwho
     FROM ${usersFrom([part])}
     WHERE ${part.condition}`
 }

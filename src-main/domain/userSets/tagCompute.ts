@@ -9,7 +9,7 @@ import { materialiseRun, newRun, resumeRuns, startRun, type Computation } from '
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
 import { dialectOf, type DomainContext } from '../context'
-import { forgetOutcomes, sealOutcome } from '../outcomes'
+import { forgetOutcomes, prepareOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../../testPause'
 import type { ProjectScope } from '../project/scope'
 import { inTransaction } from '../schema/dimensionWarehouse'
@@ -37,7 +37,7 @@ export interface TagOutcome {
 
 /** An empty select of the right shape, for a project without users. */
 function noValues(dialect: Dialect): string {
-  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS value WHERE false`
+  return `SELECT ${dialect.cast('NULL', 'bigint')} AS distinct_id, ${dialect.cast('NULL', 'string')} AS value WHERE ${dialect.truth(false)}`
 }
 
 /** Users with the value of the first rule they match; the contents are checked against today's plan. */
@@ -48,11 +48,9 @@ async function ruleSelect(ctx: DomainContext, conn: Warehouse, row: TagRow, scop
   const checked = rules.map((r, i) => validateContent(r.content, `rules[${i}].content`, env))
   if (!(await hasUsers(conn, dialectOf(ctx, scope)))) return noValues(dialectOf(ctx, scope))
   const sqlEnv = { dialect: dialectOf(ctx, scope), columns, nowLocal: dialectOf(ctx, scope).localNow(now), today: localStamp(now, scope.timeZone).slice(0, 10) }
-  const parts = checked.map((c, i) => contentSql(c, `t${i}`, sqlEnv, p))
-  const ctes = parts.flatMap((part) => part.ctes)
+  const parts = checked.map((c) => contentSql(c, sqlEnv, p))
   const cases = parts.map((part, i) => `WHEN ${part.condition} THEN ${p.add(rules[i].value)}`).join(' ')
-  return `${ctes.length > 0 ? `WITH ${ctes.join(',\n    ')}` : ''}
-    SELECT e.distinct_id, CASE ${cases} END AS value
+  return `SELECT e.distinct_id, CASE ${cases} END AS value
     FROM ${usersFrom(parts)}
     WHERE ${parts.map((part) => part.condition).join(' OR ')}`
 }
@@ -103,15 +101,17 @@ const TAGS: Computation<TagRow, TagOutcome> = {
   async store(ctx, conn, { appKey, row, run, now, table, select, p, matched }) {
     const id = row.id
     const version = (ctx.meta.prepare('SELECT COALESCE(max(version), 0) + 1 FROM tag_versions WHERE tag_id = ?').pluck().get(id) as number) ?? 1
+    // made before the transaction: on ClickHouse the sealed record is then staged with the rows
+    await prepareOutcomes(conn)
     const d = dialectOf(ctx, { appKey })
     const userNumber = await inTransaction(conn, async () => {
-      await conn.run(`CREATE TABLE IF NOT EXISTS ${table} (version ${d.typeName('integer')} NOT NULL, distinct_id ${d.typeName('bigint')} NOT NULL, value ${d.typeName('string')})`)
+      await conn.run(d.tagVersionsTable(table))
       // a version left by a run whose metadata write never happened is replaced
       const older = d.params()
-      await conn.run(`DELETE FROM ${table} WHERE version >= ${older.add(version)}`, older.values)
-      await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
-      const counted = d.params()
-      const n = Number((await conn.rows(`SELECT count(*) FROM ${table} WHERE version = ${counted.add(version)}`, counted.values))[0][0])
+      const present = (await conn.rows(`SELECT DISTINCT version FROM ${table} WHERE version >= ${older.add(version)}`, older.values)).map((r) => Number(r[0]))
+      for (const drop of d.dropTagVersions(table, version, present)) await conn.run(drop.sql, drop.values)
+      // the rows the insert wrote: ClickHouse stages them, unseen by a count until the commit
+      const n = await conn.run(`INSERT INTO ${table} SELECT ${p.add(version)}, distinct_id, value FROM (${select}) ORDER BY distinct_id`, p.values)
       // the run's outcome commits with its version: a crash before the metadata below is settled at start-up
       await sealOutcome(conn, tagRunKey(id, run), { version, userNumber: n, now } satisfies SealedTagRun)
       await testPause('before-commit', `tag ${id}`)

@@ -183,9 +183,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
       return this.#write(async (staging) => {
         const target = await staging.target(unquote(insert[2]))
         const staged = target !== unquote(insert[2])
-        const before = staged ? await this.#count(target) : 0
+        // a table made inside the transaction is written directly, by this work alone: counted too
+        const counted = staged || staging.created.has(target)
+        const before = counted ? await this.#count(target) : 0
         await this.#call((o) => this.client.command(insert[1] + quoteName(target) + text.slice(insert[0].length), o))
-        return staged ? (await this.#count(target)) - before : 0
+        return counted ? (await this.#count(target)) - before : 0
       })
     }
     const created = CREATE_TABLE.exec(text)

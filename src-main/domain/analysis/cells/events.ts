@@ -28,6 +28,7 @@ export const eventCells: CellModule<EventRequest> = {
       ...labels.map((l, j) => `d${j} = ${p.add(l)}`),
       ...(period === null ? [] : [`period = ${p.add(period)}`]),
     ]
-    return { sql: `WITH base AS (${base}) SELECT DISTINCT distinct_id FROM base WHERE ${where.join(' AND ')}`, params: p }
+    const sql = env.dialect.withQueries([{ name: 'base', sql: () => base }], (from) => `SELECT DISTINCT distinct_id FROM ${from('base')} WHERE ${where.join(' AND ')}`)
+    return { sql, params: p }
   },
 }

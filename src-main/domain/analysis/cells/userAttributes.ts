@@ -13,7 +13,8 @@ export const userAttributeCells: CellModule<UserAttributeRequest> = {
     const labels = cell.labels('byValue', req.byFields.length)
     const p = env.params()
     const base = baseSql(env, req, p)
-    const where = [...(req.measure.property ? ['v IS NOT NULL'] : []), ...labels.map((l, j) => `d${j} = ${p.add(l)}`), 'true']
-    return { sql: `WITH base AS (${base}) SELECT DISTINCT id FROM base WHERE ${where.join(' AND ')}`, params: p }
+    const where = [...(req.measure.property ? ['v IS NOT NULL'] : []), ...labels.map((l, j) => `d${j} = ${p.add(l)}`), env.dialect.truth(true)]
+    const sql = env.dialect.withQueries([{ name: 'base', sql: () => base }], (from) => `SELECT DISTINCT id FROM ${from('base')} WHERE ${where.join(' AND ')}`)
+    return { sql, params: p }
   },
 }

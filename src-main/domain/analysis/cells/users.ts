@@ -2,7 +2,7 @@ import type { Warehouse } from '../../../warehouse'
 import { dialectOf, type DomainContext, type Operator } from '../../context'
 import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
 import { checkName } from '../../cohorts/store'
-import { existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
+import { cellValue, existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
 import { badParam } from '../../errors'
 import { USERS } from '../../ingest/identity'
 import { numeric } from '../../lenient'
@@ -18,7 +18,6 @@ import { eventCells } from './events'
 import { funnelCells } from './funnel'
 import { retentionCells } from './retention'
 import { userAttributeCells } from './userAttributes'
-import { jsonValue } from '../../../warehouse/values'
 
 /**
  * POST /uba/api/{analysis}/users (and /users/export, /users/cohort): the analysis body plus `cell`
@@ -153,7 +152,7 @@ async function* shaped(chunks: AsyncIterable<Record<string, unknown>[]>, columns
 }
 
 async function* cells(chunks: AsyncIterable<Record<string, unknown>[]>, columns: OutColumn[]): AsyncGenerator<unknown[][]> {
-  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => jsonValue(r[c.alias] ?? null)))
+  for await (const rows of chunks) yield rows.map((r) => columns.map((c) => cellValue(r, c)))
 }
 
 /** A static cohort named `name` whose members are exactly the cell's users (kept by their xwho). */

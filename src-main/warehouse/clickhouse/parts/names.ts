@@ -61,6 +61,9 @@ export const names: NamesPart = {
   record: (columns, alias) => columns.map((c) => `${c} AS \`${alias}.${c}\``).join(', '),
   columnOf(ref: ColumnRef) {
     if (ref.column === null) return nullOf(ref.type)
-    return ref.base ? `${ref.row}.${ref.column}` : `${ref.row}.${ident(ref.column)}`
+    if (ref.base) return `${ref.row}.${ref.column}`
+    // a datetime property is stored as epoch ms of its local time (the executor's Int64): read as
+    // the local timestamp the dialect compares, formats and buckets (whole seconds)
+    return ref.type === 'datetime' ? `toDateTime(intDiv(${ref.row}.${ident(ref.column)}, 1000), 'UTC')` : `${ref.row}.${ident(ref.column)}`
   },
 }

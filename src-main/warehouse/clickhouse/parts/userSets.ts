@@ -27,6 +27,10 @@ export function userSets(timeZone: string): UserSetsPart {
       `RENAME TABLE ${table} TO ${table}__old, ${table}__next TO ${table}`,
       `DROP TABLE ${table}__old`,
     ],
+    // a partition per version: a run's rows are attached in one step, a version dropped at once
+    // (no NOT NULL in 18.16's column definitions; ALTER … DELETE would be an asynchronous mutation)
+    tagVersionsTable: (table) => `CREATE TABLE IF NOT EXISTS ${table} (version Int32, distinct_id Int64, value Nullable(String)) ENGINE = MergeTree PARTITION BY version ORDER BY distinct_id`,
+    dropTagVersions: (table, _from, present) => present.map((v) => ({ sql: `ALTER TABLE ${table} DROP PARTITION ${literal(v)}`, values: [] })),
     firstBy: (value, keys) => `argMin(${value}, tuple(${keys.join(', ')}))`,
     inIds: (id, ids) => (ids.length === 0 ? '0' : `${id} IN (${ids.map((n) => literal(n)).join(', ')})`),
     // given an instant (e.xwhen, epoch ms), as the domain uses it
@@ -35,6 +39,8 @@ export function userSets(timeZone: string): UserSetsPart {
       const text = `toString(${seconds(instant)}, ${z})`
       return `concat(replaceAll(substring(${text}, 1, 10), '-', '/'), substring(${text}, 11))`
     },
+    // stored as epoch ms of the local time (the wall clock labelled UTC): its text, whole seconds
+    formatStoredStamp: (column) => `toString(toDateTime(intDiv(${column}, 1000), 'UTC'))`,
     epochMillis: (instant) => `toInt64(${instant})`,
     // a MergeTree keeps no row order (no rowid on 18.16): ties after the caller's keys stay unordered
     storedOrder: () => 'toUInt8(0)',
