@@ -2,6 +2,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 import { startTestServer, type TestServer } from '../helpers/server'
+import { startCutProxy } from '../helpers/cutProxy'
 import { twinProjects } from '../helpers/twinProjects'
 
 /**
@@ -16,6 +17,18 @@ const ZONE = 'Asia/Shanghai'
 const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
 
+const LINES = [
+  rec('a', 'view', '2023-12-31 23:59', { price: 1, city: 'X' }), // the day before the range
+  rec('a', 'view', '2024-01-01 23:30', { price: 10, city: 'X' }),
+  rec('a', 'view', '2024-01-02 00:30', { price: 20, city: 'X' }), // same UTC day as the one above, next local day
+  rec('b', 'view', '2024-01-02 10:00', { price: 600, city: 'Y' }),
+  rec('b', 'pay', '2024-01-02 11:00', { amount: 30 }),
+  rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
+  rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
+  rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
+  rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }), // a user property (profile_vd)
+]
+
 describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
   let ch: TestClickHouse
   let s: TestServer
@@ -26,18 +39,7 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
     ch = await startClickHouse()
     // UBA_TEST_LOG=<file>: the server's errors (a 500's ClickHouse message) written there
     s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    const lines = [
-      rec('a', 'view', '2023-12-31 23:59', { price: 1, city: 'X' }), // the day before the range
-      rec('a', 'view', '2024-01-01 23:30', { price: 10, city: 'X' }),
-      rec('a', 'view', '2024-01-02 00:30', { price: 20, city: 'X' }), // same UTC day as the one above, next local day
-      rec('b', 'view', '2024-01-02 10:00', { price: 600, city: 'Y' }),
-      rec('b', 'pay', '2024-01-02 11:00', { amount: 30 }),
-      rec('c', 'view', '2024-01-03 09:00', { price: 800 }),
-      rec('a', 'pay', '2024-01-03 12:00', { amount: 50 }),
-      rec('c', 'view', '2024-01-05 08:00', { price: 5, city: 'Y' }), // after the range
-      rec('a', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }), // a user property (profile_vd)
-    ]
-    const twins = await twinProjects(s, ch, 'ev', ZONE, lines)
+    const twins = await twinProjects(s, ch, 'ev', ZONE, LINES)
     ;({ duck, house } = twins)
     expect(twins.copied).toEqual({ event_vd: 8, profile_vd: 1, user_ids: 3, user_aliases: 0 })
   }, 120_000)
@@ -182,18 +184,34 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
     }
   })
 
-  it('answers 503 naming the engine, never a 500, where ClickHouse cannot run a request yet (a campaign\'s conversion analysis)', async () => {
-    const campaign = { pageUrl: 'https://shop.example.com/landing', utmCampaign: 'spring', utmMedium: 'cpc', utmSource: 'baidu' }
-    const answers = []
-    for (const p of [duck, house]) {
-      const made = await s.call('POST', '/svc/uba/api/operations/utm', { headers: p, body: campaign })
-      expect(made.status).toBe(200)
-      answers.push(await s.call('POST', `/svc/uba/api/operations/utm/analysis/${made.body.campaignId}`, { headers: p, body: { fromDate: '2024-01-01', toDate: '2024-01-03', expression: 'event.pay' } }))
+  it('answers 503, never a 500, when the ClickHouse server stops answering in the middle of a request, or refuses it', async () => {
+    const proxy = await startCutProxy(ch.url)
+    try {
+      const cut = await twinProjects(s, { ...ch, url: proxy.url }, 'evcut', ZONE, LINES)
+      const body = { ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }
+      const ask = () => s.call('POST', '/uba/api/events/analyze', { headers: cut.house, body })
+      const answered = { status: 200, body: { rows: [{ byValue: [], sum: [4], values: [[1, 2, 1]] }] } }
+      expect(await ask()).toMatchObject(answered)
+      for (const mode of ['drop-request', 'cut-answer'] as const) {
+        const cuts = proxy.cuts
+        proxy.mode = mode
+        const res = await ask()
+        expect(proxy.cuts, mode).toBeGreaterThan(cuts)
+        expect({ mode, status: res.status, body: res.body }).toEqual({ mode, status: 503, body: { code: 503, msg: 'the ClickHouse server cannot be reached', data: null } })
+        // the project answers again once the server does
+        proxy.mode = 'pass'
+        expect(await ask()).toMatchObject(answered)
+      }
+      // a statement the server refuses (here: the table was dropped behind the app's back) is a 503 naming the engine
+      const dropped = await fetch(`${ch.url}/?query=${encodeURIComponent(`DROP TABLE uba_${cut.house.appKey}.event_vd`)}`, { method: 'POST' })
+      expect(dropped.status).toBe(200)
+      const refused = await ask()
+      expect(refused.status).toBe(503)
+      expect(refused.body).toMatchObject({ code: 503, msg: expect.stringMatching(/^the project's ClickHouse server cannot run this request yet \(ClickHouse error \d+\)$/) })
+    } finally {
+      await proxy.stop()
     }
-    expect(answers[0].status).toBe(200)
-    expect(answers[1].status).toBe(503)
-    expect(answers[1].body).toMatchObject({ code: 503, msg: expect.stringMatching(/^the project's ClickHouse server cannot run this request yet \(ClickHouse error \d+\)$/) })
-  })
+  }, 120_000)
 
   it('distribution: a property summed per user, leaving out users without a value', async () => {
     // a 10 + 20 = 30, b 600, c 800

@@ -21,6 +21,9 @@ const perUser = (d: Dialect) => {
   return { sql: `JOIN (${row(1, 10)} UNION ALL ${row(2, 20)} UNION ALL ${row(3, 30)}) j ON j.uid2 = e.distinct_id`, alias: 'j', columns: ['k'] }
 }
 
+/** The campaign analysis' join of the events to each user's arrival: a key and a range. */
+const firstsJoin = (d: Dialect) => d.innerJoinOn('a.uid2 = e.distinct_id', 'e.id >= a.first_id')
+
 export const ROWS_CASES: Case[] = [
   {
     name: 'the profile beside another join: a missing profile reads NULL and a missing list, a list with a NULL element',
@@ -60,6 +63,22 @@ export const ROWS_CASES: Case[] = [
     rows: [
       [1, 'apple', 'gold'],
       [4, 'pear', null],
+    ],
+  },
+  {
+    name: 'an inner join on a key and a range (18.16: equalities only in ON), beside the profile',
+    zone: SH,
+    // each user's first event from id 3 on (uid 1: 3, 2: 5, 3: 4), joined to its events at or after it
+    from: (d) => d.eventRows({ rows: '(SELECT *, uid AS distinct_id FROM ev)', joins: [{ sql: `JOIN (SELECT uid AS uid2, min(id) AS first_id FROM ev WHERE id >= 3 GROUP BY uid) a ON ${firstsJoin(d).on}`, alias: 'a', columns: ['first_id'] }], profile: ['tier'] }),
+    select: () => 'e.id, a.first_id, u.tier',
+    where: (d) => ['e.id < 100', firstsJoin(d).where].filter(Boolean).join(' AND '),
+    tail: () => 'ORDER BY e.id',
+    rows: [
+      [3, 3, 'gold'],
+      [4, 4, null],
+      [5, 5, null],
+      [6, 4, null],
+      [7, 3, 'gold'],
     ],
   },
   {

@@ -103,6 +103,7 @@ export const printingDialect: Dialect = {
   tempTableAs: (name, select) => `CREATE OR REPLACE TEMPORARY TABLE ${name} ENGINE = Memory AS ${select}`,
   tempTable: (name, columns) => `CREATE OR REPLACE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${TYPES[t]}`).join(', ')}) ENGINE = Memory`,
   eventRows: ({ rows = 'event_vd', joins = [], profile }) => [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join(' '),
+  innerJoinOn: (keys, range) => ({ on: keys, where: range }),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
   caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
@@ -121,7 +122,7 @@ export const printingDialect: Dialect = {
   // every name inlined as its subquery
   aggregate: (fn, value) => `${fn}OrNull(${value})`,
   withQueries: (queries, main) => {
-    const from = (name: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${name}`
+    const from = (name: string, alias?: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${alias ?? name}`
     return main(from)
   },
   periodsAndWhole: (dims, period, items, from) =>

@@ -4,10 +4,12 @@ import { campaignTarget, type CampaignTarget } from '../platform/campaigns'
 import type { ProjectScope } from '../project/scope'
 import { dsOf } from '../time/calendar'
 import { eventSql, resolveEvent } from '../expr/eventRefs'
-import { filterSql, needsProfile, type Columns } from '../expr/filterSql'
+import { filterSql, type Columns } from '../expr/filterSql'
 import { dateRange, knownFields, recordOf } from './request'
 import { runAnalysis, type AnalysisEnv, type AnalysisModule, type ExplainedSql } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
+import type { NamedQuery } from '../../warehouse/parts/aggregates'
+import { profileReads } from './profileReads'
 import { aggregateSql, checkMeasure, emptyValue, type CheckedMeasure } from './measures'
 
 /**
@@ -95,7 +97,7 @@ function arrivalSql(c: CampaignTarget, columns: Columns, p: SqlParams, d: Dialec
   const inside = ['?', '&'].flatMap((before) => ['&', '#'].map((after) => d.contains(url, p.add(before + key + after))))
   const atEnd = ['?', '&'].map((before) => d.endsWith(url, p.add(before + key)))
   const byLink = `(${d.contains(url, p.add(key))} AND (${[...inside, ...atEnd].join(' OR ')}))`
-  return `(coalesce(${byUtm}, false) OR coalesce(${byLink}, false))`
+  return `(coalesce(${byUtm}, ${d.truth(false)}) OR coalesce(${byLink}, ${d.truth(false)}))`
 }
 
 
@@ -114,27 +116,41 @@ export const utmAnalysis: AnalysisModule<UtmRequest, UtmResponse> = {
   },
 
   async run(env, req) {
+    const d = env.dialect
     const p = env.params()
     const from = p.add(dsOf(req.fromDate))
     const to = p.add(dsOf(req.toDate))
-    const profile = req.measures.some((m) => needsProfile(m.filter))
+    const profile = profileReads(req.measures.map((m) => m.filter), [], env.columns)
     const matches = req.measures.map((m, i) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)}) AS m${i}`)
-    const values = req.measures.flatMap((m, i) => (m.property ? [`${env.dialect.columnOf(m.property.column)} AS v${i}`] : []))
-    const sql = `
-      WITH arrivals AS (
+    const values = req.measures.flatMap((m, i) => (m.property ? [`${d.columnOf(m.property.column)} AS v${i}`] : []))
+    // written once (its values bound once), read twice
+    const arrival = arrivalSql(req.campaign, env.columns, p, d)
+    const days = `e.ds BETWEEN ${from} AND ${to}`
+    const join = d.innerJoinOn('a.distinct_id = e.distinct_id', 'e.xwhen >= a.arrived')
+    const arrivals: NamedQuery = {
+      name: 'arrivals',
+      sql: () => `
         SELECT e.distinct_id, min(e.xwhen) AS arrived
         FROM event_vd e
-        WHERE e.ds BETWEEN ${from} AND ${to} AND ${arrivalSql(req.campaign, env.columns, p, env.dialect)}
+        WHERE ${days} AND ${arrival}
         GROUP BY e.distinct_id
-      ), targets AS (
+      `,
+    }
+    const targets: NamedQuery = {
+      name: 'targets',
+      sql: (named) => `
         SELECT e.distinct_id, ${[...matches, ...values].join(', ')}
-        FROM event_vd e JOIN arrivals a ON a.distinct_id = e.distinct_id AND e.xwhen >= a.arrived
-        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        WHERE e.ds BETWEEN ${from} AND ${to}
-      )
-      SELECT (SELECT count(*) FROM arrivals) AS arrived,
-        ${req.measures.map((m, i) => `${env.dialect.distinctCount('distinct_id', `m${i}`)} AS c${i}, ${aggregateSql(m.aggregator, i, env.dialect)} AS a${i}`).join(', ')}
-      FROM targets WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
+        FROM ${d.eventRows({ joins: [{ sql: `JOIN ${named('arrivals', 'a')} ON ${join.on}`, alias: 'a', columns: ['arrived'] }], profile, eventWhere: days })}
+        WHERE ${days}${join.where ? ` AND ${join.where}` : ''}
+      `,
+    }
+    const sql = d.withQueries(
+      [arrivals, targets],
+      (named) => `
+      SELECT (SELECT count(*) FROM ${named('arrivals')}) AS arrived,
+        ${req.measures.map((m, i) => `${d.distinctCount('distinct_id', `m${i}`)} AS c${i}, ${aggregateSql(m.aggregator, i, d)} AS a${i}`).join(', ')}
+      FROM ${named('targets')} WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`,
+    )
     const [row] = await env.query(sql, p)
     const arrivedUsers = Number(row.arrived)
     return {

@@ -290,6 +290,8 @@ export class ClickHouseClient {
         if (options.answerWithinMs) throw new EngineUnavailableError(this.url, `no answer within ${options.answerWithinMs} ms`)
         throw new ClickHouseError(394, 'Query was cancelled (the server did not answer after KILL QUERY)', queryId)
       }
+      const lost = lostConnection(e)
+      if (lost) throw new EngineUnavailableError(this.url, lost)
       throw e
     } finally {
       settled = true
@@ -299,6 +301,13 @@ export class ClickHouseClient {
       await killing
     }
   }
+}
+
+/** Why the connection was lost while an answer was read (fetch's TypeError "terminated", caused by the socket); null for any other error. */
+function lostConnection(e: unknown): string | null {
+  if (!(e instanceof TypeError) || !e.message.startsWith('terminated')) return null
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause
+  return `the connection was lost during the answer (${cause?.code ?? cause?.message ?? e.message})`
 }
 
 function bindIf(sql: string, params: Record<string, Literal> | undefined): string {

@@ -8,7 +8,7 @@ export interface NamedQuery {
   name: string
   /** Computed once and reused (DuckDB's MATERIALIZED). */
   materialized?: boolean
-  sql(from: (name: string) => string): string
+  sql(from: (name: string, alias?: string) => string): string
 }
 
 export interface AggregatesPart {
@@ -21,8 +21,11 @@ export interface AggregatesPart {
   aggregateWhere(fn: ConditionalAggregate, value: string, condition: string): string
   /** `fn` of the non-NULL values of `value` over the group's rows; NULL where there is none (DuckDB's plain aggregates). */
   aggregate(fn: Exclude<ConditionalAggregate, 'count'>, value: string): string
-  /** A statement over named subqueries: `main` and each query name a table by `from(name)`. */
-  withQueries(queries: NamedQuery[], main: (from: (name: string) => string) => string): string
+  /**
+   * A statement over named subqueries: `main` and each query name a table by `from(name)`, or
+   * `from(name, alias)` to read it under another name (a FROM item, `arrivals a`).
+   */
+  withQueries(queries: NamedQuery[], main: (from: (name: string, alias?: string) => string) => string): string
   /**
    * The aggregates `items` over the rows of `from` (a FROM … WHERE …) grouped by `dims` and
    * `period`, then by `dims` alone, a column `whole` telling them apart (0, 1; `period` NULL or

@@ -42,6 +42,12 @@ export interface QueryPart {
    * as if all were joined at one level (ClickHouse 18.16 takes one JOIN per SELECT: it nests them).
    */
   eventRows(spec: EventRowsSpec): string
+  /**
+   * An inner join's condition: `keys` (equalities of the two sides) and `range` (a comparison of
+   * them). `on` follows ON; `where`, when not null, joins the statement's WHERE (ClickHouse 18.16
+   * joins on equalities only, so it filters the range after the join: the same rows).
+   */
+  innerJoinOn(keys: string, range: string): { on: string; where: string | null }
   /** A statement that appends the numbers of a list, its one bound value, to `table`'s single column. */
   insertNumbers(table: string): string
 }

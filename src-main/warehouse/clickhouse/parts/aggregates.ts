@@ -17,10 +17,10 @@ export const aggregates: AggregatesPart = {
   aggregate: (fn, value) => `if(count(${value}) = 0, NULL, ${fn}(${value}))`,
   withQueries: (queries, main) => {
     const byName = new Map<string, NamedQuery>(queries.map((q) => [q.name, q]))
-    const from = (name: string): string => {
+    const from = (name: string, alias?: string): string => {
       const q = byName.get(name)
       if (!q) throw new RangeError(`no named query ${name}`)
-      return `(${q.sql(from)}) AS ${name}`
+      return `(${q.sql(from)}) AS ${alias ?? name}`
     }
     return main(from)
   },

@@ -41,6 +41,8 @@ export const query: QueryPart = {
   tempTableAs: (name, select) => `CREATE TEMPORARY TABLE ${name} ENGINE = Memory AS\n     ${select}`,
   tempTable: (name, columns) => `CREATE TEMPORARY TABLE ${name} (${columns.map(([c, t]) => `${c} ${t === 'array<string>' ? CH_TYPES[t] : `Nullable(${CH_TYPES[t]})`}`).join(', ')}) ENGINE = Memory`,
   eventRows,
+  // 18.16 takes only equalities in ON (a comparison there: error 403, "Invalid expression for JOIN ON")
+  innerJoinOn: (keys, range) => ({ on: keys, where: range }),
   // the list is the statement's one positional value: the executor binds values[0] to {p1:...}
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 }

@@ -9,5 +9,6 @@ export const query: QueryPart = {
   tempTable: (name, columns) => `CREATE OR REPLACE TEMP TABLE ${name} (${columns.map(([c, t]) => `${c} ${DUCK_TYPES[t]}`).join(', ')})`,
   eventRows: ({ rows = 'event_vd', joins = [], profile }) =>
     [`${rows} e`, ...joins.map((j) => j.sql), ...(profile ? ['LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id'] : [])].join('\n        '),
+  innerJoinOn: (keys, range) => ({ on: `${keys} AND ${range}`, where: null }),
   insertNumbers: (table) => `INSERT INTO ${table} SELECT unnest($1::DOUBLE[])`,
 }
