@@ -1,8 +1,9 @@
-import { breakdownSql, readsProfile } from './breakdown'
+import { breakdownSql } from './breakdown'
 import { addDays, dsOf, periodAfter, series } from '../time/calendar'
 import { calendarSql } from './calendarSql'
 import { eventSql } from '../expr/eventRefs'
 import { filterSql, needsProfile } from '../expr/filterSql'
+import { profileReads } from './profileReads'
 import { crowdFilter, samplingSql } from './request'
 import type { MeasureAggregator, RetentionRequest } from './retentionRequest'
 import type { AnalysisEnv } from './runner'
@@ -71,20 +72,24 @@ function firstEverSql(env: AnalysisEnv, req: RetentionRequest, profile: boolean,
 function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
   // a virtual event's member filters may read user properties too
   const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
-  const profile = [...filters, req.filter].some(needsProfile) || (req.breakdown !== null && readsProfile([req.breakdown.by]))
+  const profile = profileReads([...filters, req.filter], req.breakdown ? [req.breakdown.by] : [], env.columns)
   const firstProfile = [req.firstEvent.filter, ...req.firstEvent.event.members.map((m) => m.filter)].some(needsProfile)
   const firstEver = req.firstTime ? env.dialect.atFirstEver(firstEverSql(env, req, firstProfile, p)) : null
   const firstOnly = firstEver ? ` AND ${firstEver.condition}` : ''
   const first = `(e.ds BETWEEN ${p.add(dsOf(req.fromDate))} AND ${p.add(dsOf(req.toDate))} AND ${eventSql(req.firstEvent.event, env, p)} AND ${filterSql(req.firstEvent.filter, env, p)}${firstOnly})`
   const back = `(${eventSql(req.secondEvent.event, env, p)} AND ${filterSql(req.secondEvent.filter, env, p)})`
   const d = env.dialect
+  const days = `e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}`
+  // the calendar, then (DuckDB) the first-ever join; ClickHouse nests them with the profile's (one JOIN per SELECT)
+  const joins = [
+    { sql: `JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] },
+    ...(firstEver?.join ? [{ sql: firstEver.join, alias: 'fe', columns: ['first_at'] }] : []),
+  ]
   const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, d, p)} AS d`] : []), ...(req.measure ? [`${d.columnOf(req.measure.property.column)} AS v`] : [])]
   return `SELECT * FROM (
         SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
-        FROM event_vd e JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds
-        ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
-        ${firstEver ? firstEver.join : ''}
-        WHERE e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}
+        FROM ${d.eventRows({ joins, profile, eventWhere: days })}
+        WHERE ${days}
           AND ${samplingSql(req.sampling, d)}
           AND ${crowdFilter(req.crowds, d)}
           AND ${filterSql(req.filter, env, p)}
