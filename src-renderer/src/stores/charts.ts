@@ -94,6 +94,8 @@ export const useChartsStore = defineStore('charts', () => {
     await meta.load()
     await Promise.all(eventsWithNamedProperties(runKind, defs).map((id) => meta.propertiesOf(id).catch(() => [])))
     if (key.value !== runKey) return
+    // two callers (the view opening, the token arriving) may ask for the same query at once: one run serves both
+    if (!options.fresh && running.value === runKey && controller && !controller.signal.aborted) return
     const body = current.body as { fromDate?: string; toDate?: string }
     const labels = {
       ...labelsFor(runKind, defs, names),
