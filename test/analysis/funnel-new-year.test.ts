@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
 
 /*
  * A funnel whose days cross a new year (its entry days were packed as a difference of yyyyMMdd,
@@ -12,33 +12,32 @@ import { startTestServer, type TestServer } from '../helpers/server'
  * c: view 2023-12-30 12:00 -> depth 1 on 12-30.
  */
 
-let s: TestServer
-let p: { appKey: string; token: string }
 const rec = (xwho: string, xwhat: string, utc: string) => JSON.stringify({ xwho, xwhat, xwhen: Date.parse(`${utc}Z`), xcontext: {} })
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'newyear', 'UTC')
-  const lines = [
-    rec('a', 'view', '2023-12-31T10:00:00'),
-    rec('a', 'cart', '2023-12-31T20:00:00'),
-    rec('a', 'pay', '2024-01-01T09:00:00'),
-    rec('b', 'view', '2024-01-02T10:00:00'),
-    rec('b', 'pay', '2024-01-02T11:00:00'),
-    rec('c', 'view', '2023-12-30T12:00:00'),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('newyear.jsonl', lines.join('\n')) })
-  expect(job.state).toBe('succeeded')
-})
-afterAll(() => s.stop())
+describe.each(ENGINES)('a funnel across a new year, on %s', (engine) => {
+  const host = useEngine(engine)
+  let p: Project
 
-async function funnel(body: Record<string, unknown>) {
-  const res = await s.call('POST', '/uba/api/funnels/analyze', { headers: p, body: { crowds: ['$ALL'], steps: [{ expression: 'event.view' }, { expression: 'event.pay' }], useCache: false, ...body } })
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-  return res.body
-}
+  beforeAll(async () => {
+    p = await host.project('newyear', 'UTC')
+    const lines = [
+      rec('a', 'view', '2023-12-31T10:00:00'),
+      rec('a', 'cart', '2023-12-31T20:00:00'),
+      rec('a', 'pay', '2024-01-01T09:00:00'),
+      rec('b', 'view', '2024-01-02T10:00:00'),
+      rec('b', 'pay', '2024-01-02T11:00:00'),
+      rec('c', 'view', '2023-12-30T12:00:00'),
+    ]
+    const job = await importAndWait(host.server, p, { path: fixture('newyear.jsonl', lines.join('\n')) })
+    expect(job.state).toBe('succeeded')
+  })
 
-describe('a funnel across a new year', () => {
+  async function funnel(body: Record<string, unknown>) {
+    const res = await host.server.call('POST', '/uba/api/funnels/analyze', { headers: p, body: { crowds: ['$ALL'], steps: [{ expression: 'event.view' }, { expression: 'event.pay' }], useCache: false, ...body } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body
+  }
+
   it('counts each entry day on either side of it', async () => {
     const res = await funnel({ fromDate: '2023-12-30', toDate: '2024-01-03' })
     expect(res.dateList).toEqual(['$ALL', '2023/12/30 00:00:00', '2023/12/31 00:00:00', '2024/01/01 00:00:00', '2024/01/02 00:00:00', '2024/01/03 00:00:00'])
@@ -74,3 +73,4 @@ describe('a funnel across a new year', () => {
     expect(row.previous.medianConvertedTime[0].median).toEqual([82800, null, null, 82800])
   })
 })
+
