@@ -38,6 +38,11 @@ export interface EngineHost {
   readonly clickhouse: TestClickHouse | null
   /** A new empty project on the block's engine, finished; resolves to its key and token (headers for `server.call`). */
   project(appKey: string, timeZone: string): Promise<Project>
+  /**
+   * The rows of a query on a project's warehouse as objects, BIGINTs as numbers; the SQL is the
+   * engine's own (DuckDB's or ClickHouse's), for the few checks that read the stored rows.
+   */
+  rows(p: Project, sql: string): Promise<Record<string, unknown>[]>
 }
 
 /** Makes a project whose events live in the ClickHouse database `uba_<appKey>`. */
@@ -82,6 +87,12 @@ export function useEngine(engine: Engine, options: Partial<AppOptions> = {}): En
     project(appKey, timeZone) {
       const s = started()
       return clickhouse ? clickhouseProject(s, clickhouse, appKey, timeZone) : newProject(s, appKey, timeZone)
+    },
+    async rows(p, sql) {
+      const s = started()
+      const zone = s.app.ctx.meta.prepare('SELECT time_zone FROM projects WHERE app_key = ?').pluck().get(p.appKey) as string
+      const rows = await s.app.ctx.warehouse.withConnection(p.appKey, zone, (w) => w.query(sql))
+      return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])))
     },
   }
 }
