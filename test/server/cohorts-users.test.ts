@@ -62,6 +62,20 @@ describe.each(ENGINES)('users of a cohort and their export, on %s', (engine) => 
       expect((await users({ properties: ['city', 'nope'] })).body.data).toEqual(['properties[1]'])
     })
 
+    it('reads a list property a user does not have as null, in the listing and the user detail', async () => {
+      // ClickHouse stores a missing list as []: it read [] (and a masked one '******') there
+      const res = await users({ properties: ['hobbies'] })
+      expect(res.body.users.map((u: any) => u.hobbies)).toEqual([['go', 'tea'], null, null, null, null])
+      const detail = await s.call('POST', '/uba/api/cohort/users/u2', { headers: p, body: { properties: ['hobbies'] } })
+      expect(detail.body).toEqual({ hobbies: null })
+      s.app.ctx.meta.prepare("UPDATE plan_user_properties SET masking = 1 WHERE app_key = ? AND id = 'hobbies'").run(p.appKey)
+      try {
+        expect((await users({ properties: ['hobbies'] })).body.users.map((u: any) => u.hobbies)).toEqual(['******', null, null, null, null])
+      } finally {
+        s.app.ctx.meta.prepare("UPDATE plan_user_properties SET masking = 0 WHERE app_key = ? AND id = 'hobbies'").run(p.appKey)
+      }
+    })
+
     it('masks the values of a masked property', async () => {
       s.app.ctx.meta.prepare("UPDATE plan_user_properties SET masking = 1 WHERE app_key = ? AND id = 'phone'").run(p.appKey)
       try {
