@@ -1,63 +1,62 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setClock } from '../../src-main/domain/time/clock'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 import { createCohort, eventRule, settled, single, userRule } from './cohorts-helpers'
 
-let s: TestServer
-let p: { appKey: string; token: string }
-let B: string
-let S: string
-let BUY2: string
+describe.each(ENGINES)('analyses restricted to cohorts (crowds), on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let B: string
+  let S: string
+  let BUY2: string
 
-const rec = (xwho: string, xwhat: string, utc: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: Date.parse(`${utc}Z`), xcontext })
+  const rec = (xwho: string, xwhat: string, utc: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: Date.parse(`${utc}Z`), xcontext })
 
-/*
- * Project time zone UTC.
- *       city   events
- *   a   B      view 01-01 10:00, buy 01-01 11:00 (10), view 01-02 10:00, buy 01-02 11:00 (30)
- *   b   B      view 01-01 10:00, buy 01-03 11:00 (5)
- *   c   S      view 01-01 10:00, view 01-02 10:00
- *   d   S      buy 01-02 11:00 (7)
- * Cohorts: B = city B = {a, b}; S = city S = {c, d}; BUY2 = 2+ buys over 01-01..01-03 = {a}.
- */
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'cc', 'UTC')
-  const lines = [
-    rec('a', '$profile_set', '2024-01-01T00:00:00', { city: 'B' }),
-    rec('b', '$profile_set', '2024-01-01T00:00:00', { city: 'B' }),
-    rec('c', '$profile_set', '2024-01-01T00:00:00', { city: 'S' }),
-    rec('d', '$profile_set', '2024-01-01T00:00:00', { city: 'S' }),
-    rec('a', 'view', '2024-01-01T10:00:00'),
-    rec('a', 'buy', '2024-01-01T11:00:00', { price: 10 }),
-    rec('a', 'view', '2024-01-02T10:00:00'),
-    rec('a', 'buy', '2024-01-02T11:00:00', { price: 30 }),
-    rec('b', 'view', '2024-01-01T10:00:00'),
-    rec('b', 'buy', '2024-01-03T11:00:00', { price: 5 }),
-    rec('c', 'view', '2024-01-01T10:00:00'),
-    rec('c', 'view', '2024-01-02T10:00:00'),
-    rec('d', 'buy', '2024-01-02T11:00:00', { price: 7 }),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('cc.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-  B = (await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['B'])) })).code
-  S = (await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['S'])) })).code
-  BUY2 = (await createCohort(s, p, { content: single(eventRule('event.buy', 'TOTAL_COUNT', 'GTE', [2], { abs: ['2024-01-01', '2024-01-03'] })) })).code
-})
-afterAll(async () => {
-  setClock()
-  await s.stop()
-})
+  /*
+   * Project time zone UTC.
+   *       city   events
+   *   a   B      view 01-01 10:00, buy 01-01 11:00 (10), view 01-02 10:00, buy 01-02 11:00 (30)
+   *   b   B      view 01-01 10:00, buy 01-03 11:00 (5)
+   *   c   S      view 01-01 10:00, view 01-02 10:00
+   *   d   S      buy 01-02 11:00 (7)
+   * Cohorts: B = city B = {a, b}; S = city S = {c, d}; BUY2 = 2+ buys over 01-01..01-03 = {a}.
+   */
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cc', 'UTC')
+    const lines = [
+      rec('a', '$profile_set', '2024-01-01T00:00:00', { city: 'B' }),
+      rec('b', '$profile_set', '2024-01-01T00:00:00', { city: 'B' }),
+      rec('c', '$profile_set', '2024-01-01T00:00:00', { city: 'S' }),
+      rec('d', '$profile_set', '2024-01-01T00:00:00', { city: 'S' }),
+      rec('a', 'view', '2024-01-01T10:00:00'),
+      rec('a', 'buy', '2024-01-01T11:00:00', { price: 10 }),
+      rec('a', 'view', '2024-01-02T10:00:00'),
+      rec('a', 'buy', '2024-01-02T11:00:00', { price: 30 }),
+      rec('b', 'view', '2024-01-01T10:00:00'),
+      rec('b', 'buy', '2024-01-03T11:00:00', { price: 5 }),
+      rec('c', 'view', '2024-01-01T10:00:00'),
+      rec('c', 'view', '2024-01-02T10:00:00'),
+      rec('d', 'buy', '2024-01-02T11:00:00', { price: 7 }),
+    ]
+    const job = await importAndWait(s, p, { path: fixture('cc.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+    B = (await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['B'])) })).code
+    S = (await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['S'])) })).code
+    BUY2 = (await createCohort(s, p, { content: single(eventRule('event.buy', 'TOTAL_COUNT', 'GTE', [2], { abs: ['2024-01-01', '2024-01-03'] })) })).code
+  })
+  afterAll(() => setClock())
 
-const analyze = async (kind: string, body: Record<string, unknown>) => {
-  const res = await s.call('POST', `/uba/api/${kind}/analyze`, { headers: p, body })
-  if (res.status !== 200) throw new Error(`${kind}: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body
-}
-const range = { fromDate: '2024-01-01', toDate: '2024-01-03' }
+  const analyze = async (kind: string, body: Record<string, unknown>) => {
+    const res = await s.call('POST', `/uba/api/${kind}/analyze`, { headers: p, body })
+    if (res.status !== 200) throw new Error(`${kind}: ${res.status} ${JSON.stringify(res.body)}`)
+    return res.body
+  }
+  const range = { fromDate: '2024-01-01', toDate: '2024-01-03' }
 
-describe('analyses restricted to cohorts (crowds)', () => {
   it('event analysis counts the members only; several crowds are their union', async () => {
     const measures = [
       { expression: 'event.view', aggregator: 'TOTAL_COUNT' },

@@ -1,39 +1,40 @@
 import * as XLSX from 'xlsx'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 import { form, members, postForm, readCohort, settled } from './cohorts-helpers'
 
-let s: TestServer
-let p: { appKey: string; token: string }
+describe.each(ENGINES)('cohorts from a file, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
 
-const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext })
+  const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext })
 
-/*   u1 phone 100, u2 phone 200, u3 phone 200, u4 phone 007, u5 no phone; age is a number property. */
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'cf', 'UTC')
-  const lines = [
-    profile('u1', { phone: '100', age: 1 }),
-    profile('u2', { phone: '200' }),
-    profile('u3', { phone: '200' }),
-    profile('u4', { phone: '007' }),
-    profile('u5', { age: 5 }),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('cf.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-})
-afterAll(() => s.stop())
+  /*   u1 phone 100, u2 phone 200, u3 phone 200, u4 phone 007, u5 no phone; age is a number property. */
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cf', 'UTC')
+    const lines = [
+      profile('u1', { phone: '100', age: 1 }),
+      profile('u2', { phone: '200' }),
+      profile('u3', { phone: '200' }),
+      profile('u4', { phone: '007' }),
+      profile('u5', { age: 5 }),
+    ]
+    const job = await importAndWait(s, p, { path: fixture('cf.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  })
 
-function workbook(rows: unknown[][]): Buffer {
-  const book = XLSX.utils.book_new()
-  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), 'values')
-  return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer
-}
+  function workbook(rows: unknown[][]): Buffer {
+    const book = XLSX.utils.book_new()
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), 'values')
+    return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer
+  }
 
-const byFile = (fields: Record<string, string>, file?: { name: string; data: Buffer | string }, query = '') => postForm(s, `/uba/api/cohort/byfile${query}`, p, form(fields, file))
+  const byFile = (fields: Record<string, string>, file?: { name: string; data: Buffer | string }, query = '') => postForm(s, `/uba/api/cohort/byfile${query}`, p, form(fields, file))
 
-describe('cohorts from a file', () => {
   it('selects users by xwho from a CSV, skipping a header row and counting unmatched values', async () => {
     const res = await byFile({ name: 'csv by xwho' }, { name: 'ids.csv', data: 'xwho\nu1\nu3\nghost\n\nu1\n' })
     expect(res.status, JSON.stringify(res.body)).toBe(200)

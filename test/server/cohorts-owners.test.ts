@@ -1,29 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 import { settled, single, userRule } from './cohorts-helpers'
 
-let s: TestServer
-let p: { appKey: string; token: string }
+describe.each(ENGINES)('cohort names, quota and ownership, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'cw', 'UTC')
-  const x = { xtoken: s.creds.xtoken }
-  for (const account of [{ email: 'ann@example.com', name: 'Ann Analyst' }, { email: 'bob@example.com', userName: 'bob' }]) {
-    const res = await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: account })
-    if (res.status !== 200) throw new Error(JSON.stringify(res.body))
-  }
-  const line = JSON.stringify({ xwho: 'a', xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { city: 'X' } })
-  await importAndWait(s, p, { path: fixture('cw.jsonl', line) })
-})
-afterAll(() => s.stop())
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cw', 'UTC')
+    const x = { xtoken: s.creds.xtoken }
+    for (const account of [{ email: 'ann@example.com', name: 'Ann Analyst' }, { email: 'bob@example.com', userName: 'bob' }]) {
+      const res = await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: account })
+      if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+    }
+    const line = JSON.stringify({ xwho: 'a', xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { city: 'X' } })
+    await importAndWait(s, p, { path: fixture('cw.jsonl', line) })
+  })
 
-const rule = single(userRule('user.city', 'EQ', ['X']))
-const create = (name: string, query = '') => s.call('POST', `/uba/api/cohort${query}`, { headers: p, body: { name, dynamic: 0, content: rule } })
-const remove = (id: number, query = '') => s.call('DELETE', `/uba/api/cohort/${id}${query}`, { headers: p })
+  const rule = single(userRule('user.city', 'EQ', ['X']))
+  const create = (name: string, query = '') => s.call('POST', `/uba/api/cohort${query}`, { headers: p, body: { name, dynamic: 0, content: rule } })
+  const remove = (id: number, query = '') => s.call('DELETE', `/uba/api/cohort/${id}${query}`, { headers: p })
 
-describe('cohort names, quota and ownership', () => {
   it('refuses a name in use with 501/50101', async () => {
     expect((await create('Same')).status).toBe(200)
     const again = await create('Same')
@@ -60,7 +61,10 @@ describe('cohort names, quota and ownership', () => {
     expect((await remove(api.id)).body).toEqual({ success: 0 })
     // gone: the record, its members table, and its code for analyses
     expect((await s.call('GET', `/uba/api/cohort/${api.id}`, { headers: p })).body.data).toEqual(['id'])
-    const tables = await warehouseRows(s, p.appKey, `SELECT table_name FROM information_schema.tables WHERE table_name IN ('cohort_${api.code}', 'cohort_${ann.code}')`)
+    // the engine's own catalog
+    const names = `('cohort_${api.code}', 'cohort_${ann.code}')`
+    const catalog = engine === 'clickhouse' ? `SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN ${names}` : `SELECT table_name FROM information_schema.tables WHERE table_name IN ${names}`
+    const tables = await host.rows(p, catalog)
     expect(tables).toEqual([])
     const analysis = await s.call('POST', '/uba/api/userAttributes/analyze', { headers: p, body: { measure: { aggregator: 'USER_COUNT' }, crowds: [api.code] } })
     expect(analysis.status).toBe(400)
@@ -102,7 +106,7 @@ describe('cohort names, quota and ownership', () => {
     const dim = await s.call('POST', '/uba/api/project/dimensions', { headers: p, body: { table, columns: { k: 'string' }, rows: [{ k: 'kept' }] } })
     expect(dim.status).toBe(400)
     await s.app.ctx.warehouse.withConnection(p.appKey, 'UTC', async (conn) => {
-      await conn.run(`CREATE TABLE ${table} (k VARCHAR)`)
+      await conn.run(engine === 'clickhouse' ? `CREATE TABLE ${table} (k String) ENGINE = MergeTree ORDER BY tuple()` : `CREATE TABLE ${table} (k VARCHAR)`)
       await conn.run(`INSERT INTO ${table} VALUES ('kept')`)
     })
     s.app.ctx.meta.prepare('INSERT INTO dimension_tables (app_key, name, create_time, update_time) VALUES (?, ?, 0, 0)').run(p.appKey, table)
@@ -111,7 +115,7 @@ describe('cohort names, quota and ownership', () => {
     const cohort = await settled(s, p, res.body.id)
     expect(cohort.status).toBe('failed')
     expect(cohort.failReason).toContain(`dimension table ${table}`)
-    expect(await warehouseRows(s, p.appKey, `SELECT k FROM ${table}`)).toEqual([{ k: 'kept' }])
+    expect(await host.rows(p, `SELECT k FROM ${table}`)).toEqual([{ k: 'kept' }])
   })
 
   it('answers 401 without project credentials and 400 for a bad id', async () => {

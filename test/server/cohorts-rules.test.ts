@@ -1,23 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 import { content, eventRule, group, single, userRule } from './cohorts-helpers'
-
-let s: TestServer
-let p: { appKey: string; token: string }
-
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'cr', 'UTC')
-  const lines = [
-    { xwho: 'a', xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { city: 'X', age: 3 } },
-    { xwho: 'a', xwhat: 'buy', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { price: 3 } },
-    { xwho: 'a', xwhat: 'view', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { page: 'home' } },
-  ]
-  const job = await importAndWait(s, p, { path: fixture('cr.jsonl', lines.map((l) => JSON.stringify(l)).join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-})
-afterAll(() => s.stop())
 
 const ok = userRule('user.city', 'EQ', ['X'])
 const abs = { abs: ['2024-01-01', '2024-01-02'] as [string, string] }
@@ -65,7 +50,23 @@ const cases: [string, unknown, string[]][] = [
   ['content that is not an object', [ok], ['content']],
 ]
 
-describe('malformed cohort rules', () => {
+describe.each(ENGINES)('malformed cohort rules, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cr', 'UTC')
+    const lines = [
+      { xwho: 'a', xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { city: 'X', age: 3 } },
+      { xwho: 'a', xwhat: 'buy', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { price: 3 } },
+      { xwho: 'a', xwhat: 'view', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext: { page: 'home' } },
+    ]
+    const job = await importAndWait(s, p, { path: fixture('cr.jsonl', lines.map((l) => JSON.stringify(l)).join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  })
+
   it.each(cases)('refuses %s with a 400 naming its path', async (_what, c, data) => {
     const before = (await s.call('GET', '/uba/api/cohort', { headers: p })).body.length
     const res = await s.call('POST', '/uba/api/cohort', { headers: p, body: { name: 'bad', dynamic: 0, content: c } })

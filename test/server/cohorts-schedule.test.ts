@@ -4,39 +4,42 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setClock } from '../../src-main/domain/time/clock'
 import { lastDueTime, runDueRecomputes } from '../../src-main/domain/cohorts/scheduler'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 import { eventRule, members, readCohort, settled, single } from './cohorts-helpers'
 
-let s: TestServer
-let p: { appKey: string; token: string }
-const dataDir = mkdtempSync(join(tmpdir(), 'uba-cohort-schedule-'))
+describe.each(ENGINES)('daily recompute of dynamic cohorts, on %s', (engine) => {
+  // the app restarts over the same folder (and, on ClickHouse, the same running server)
+  const dataDir = mkdtempSync(join(tmpdir(), 'uba-cohort-schedule-'))
+  const host = useEngine(engine, { dataDir })
+  let s: TestServer
+  let p: Project
 
-const at = (local: string) => Date.parse(`${local}+08:00`)
-const rec = (xwho: string, local: string) => JSON.stringify({ xwho, xwhat: 'buy', xwhen: at(local), xcontext: {} })
-/** Bought today (in the project's time zone): the members change every day. */
-const boughtToday = single(eventRule('event.buy', 'TOTAL_COUNT', 'GTE', [1], { rel: '0 day' }))
+  const at = (local: string) => Date.parse(`${local}+08:00`)
+  const rec = (xwho: string, local: string) => JSON.stringify({ xwho, xwhat: 'buy', xwhen: at(local), xcontext: {} })
+  /** Bought today (in the project's time zone): the members change every day. */
+  const boughtToday = single(eventRule('event.buy', 'TOTAL_COUNT', 'GTE', [1], { rel: '0 day' }))
 
-/* Asia/Shanghai (UTC+8): u1 buys on 01-01, u2 on 01-02, u3 on 01-04. */
-beforeAll(async () => {
-  s = await startTestServer({ dataDir })
-  p = await newProject(s, 'cs', 'Asia/Shanghai')
-  const lines = [rec('u1', '2024-01-01T12:00:00'), rec('u2', '2024-01-02T12:00:00'), rec('u3', '2024-01-04T12:00:00')]
-  const job = await importAndWait(s, p, { path: fixture('cs.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-})
-afterAll(async () => {
-  setClock()
-  await s.stop()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+  /* Asia/Shanghai (UTC+8): u1 buys on 01-01, u2 on 01-02, u3 on 01-04. */
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cs', 'Asia/Shanghai')
+    const lines = [rec('u1', '2024-01-01T12:00:00'), rec('u2', '2024-01-02T12:00:00'), rec('u3', '2024-01-04T12:00:00')]
+    const job = await importAndWait(s, p, { path: fixture('cs.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  })
+  afterAll(async () => {
+    setClock()
+    await s.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
 
-const create = async (name: string, dynamic: number) => {
-  const res = await s.call('POST', '/uba/api/cohort', { headers: p, body: { name, dynamic, content: boughtToday } })
-  return settled(s, p, res.body.id)
-}
+  const create = async (name: string, dynamic: number) => {
+    const res = await s.call('POST', '/uba/api/cohort', { headers: p, body: { name, dynamic, content: boughtToday } })
+    return settled(s, p, res.body.id)
+  }
 
-describe('daily recompute of dynamic cohorts', () => {
   it('is due at 03:00 in the project time zone', () => {
     // 03:00 in Shanghai is 19:00 UTC the day before
     expect(lastDueTime(Date.parse('2024-01-01T19:00:00Z'), 'Asia/Shanghai')).toBe(Date.parse('2024-01-01T19:00:00Z'))

@@ -1,42 +1,43 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 import { createCohort, single, userRule } from './cohorts-helpers'
 
 /** The members of a cohort as CSV: the JSON lines export's users, in a file a spreadsheet opens. */
 
-let s: TestServer
-let p: { appKey: string; token: string }
-let everyone: string
-let id: Record<string, number>
+describe.each(ENGINES)('export of the users of a cohort as CSV, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let everyone: string
+  let id: Record<string, number>
 
-const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext })
+  const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.parse('2024-01-01T00:00:00Z'), xcontext })
 
-/* Three users: a plain one, one whose values need quoting and hold non-ASCII text, one with no values. */
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'cucsv', 'UTC')
-  const lines = [
-    profile('u1', { city: 'Beijing', age: 20, vip: true, $signup_time: '2024-01-05 10:20:30', hobbies: ['go', 'tea'] }),
-    profile('u2', { city: 'Paris, "Rive Gauche"', age: 30, vip: false, hobbies: ['thé', 'vélo'] }),
-    profile('u3', { city: 'Zürich · 北京' }),
-    profile('u4', { age: 50 }),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('cucsv.jsonl', lines.join('\n')) })
-  expect(job.state).toBe('succeeded')
-  const rows = await warehouseRows(s, 'cucsv', 'SELECT xwho, distinct_id FROM user_ids')
-  id = Object.fromEntries(rows.map((r) => [String(r.xwho), Number(r.distinct_id)]))
-  everyone = (await createCohort(s, p, { content: single(userRule('user.xwho', 'CONTAIN', ['u'])) })).code
-})
-afterAll(() => s.stop())
+  /* Three users: a plain one, one whose values need quoting and hold non-ASCII text, one with no values. */
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('cucsv', 'UTC')
+    const lines = [
+      profile('u1', { city: 'Beijing', age: 20, vip: true, $signup_time: '2024-01-05 10:20:30', hobbies: ['go', 'tea'] }),
+      profile('u2', { city: 'Paris, "Rive Gauche"', age: 30, vip: false, hobbies: ['thé', 'vélo'] }),
+      profile('u3', { city: 'Zürich · 北京' }),
+      profile('u4', { age: 50 }),
+    ]
+    const job = await importAndWait(s, p, { path: fixture('cucsv.jsonl', lines.join('\n')) })
+    expect(job.state).toBe('succeeded')
+    const rows = await host.rows(p, 'SELECT xwho, distinct_id FROM user_ids')
+    id = Object.fromEntries(rows.map((r) => [String(r.xwho), Number(r.distinct_id)]))
+    everyone = (await createCohort(s, p, { content: single(userRule('user.xwho', 'CONTAIN', ['u'])) })).code
+  })
 
-const exported = async (body: Record<string, unknown>, query = '') => {
-  const res = await fetch(`${s.url}/uba/api/cohort/users/export${query}`, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  // decoded by hand: fetch's text() would drop a byte-order mark
-  return { status: res.status, type: res.headers.get('content-type'), text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer()) }
-}
+  const exported = async (body: Record<string, unknown>, query = '') => {
+    const res = await fetch(`${s.url}/uba/api/cohort/users/export${query}`, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    // decoded by hand: fetch's text() would drop a byte-order mark
+    return { status: res.status, type: res.headers.get('content-type'), text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer()) }
+  }
 
-describe('export of the users of a cohort as CSV', () => {
   it('writes the keys as the header line, then one user per line, quoted where needed (RFC 4180)', async () => {
     const res = await exported({ cohortCode: everyone, format: 'csv', properties: ['city', 'age', 'vip', '$signup_time', 'hobbies'] })
     expect(res.status).toBe(200)

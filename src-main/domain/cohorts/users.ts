@@ -54,6 +54,11 @@ export interface OutColumn {
   profile?: boolean
   /** The plan type of a property column. */
   type?: DataType
+  /**
+   * A list property's test of a missing list, read beside it as `<alias>_missing`: ClickHouse keeps
+   * no NULL list (a missing one is []), so the value alone cannot say null as DuckDB's does.
+   */
+  missing?: string
 }
 
 /** A cohort whose members have been computed; anything else is a 400 naming `cohortCode`. */
@@ -94,7 +99,8 @@ export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string
     if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
     else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStoredStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
     if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
-    return { key: r.id, alias: `p${i}`, sql, profile, type: r.data_type }
+    const missing = profile && r.data_type === 'array<string>' ? dialect.listMissing(`u.${dialect.ident(r.id)}`, true) : undefined
+    return { key: r.id, alias: `p${i}`, sql, profile, type: r.data_type, missing }
   })
 }
 
@@ -121,7 +127,8 @@ function withTags(members: string, tags: TagPick[], p: SqlParams): string {
 /** The users of `members` (a table or relation with distinct_id and xwho) as output columns, in distinct_id order. */
 export function selectSql(members: string, columns: OutColumn[], tags: TagPick[], p: SqlParams, window: { limit: number | null; offset: number }): string {
   const profile = columns.some((c) => c.profile)
-  return `SELECT ${columns.map((c) => `${c.sql} AS ${c.alias}`).join(', ')}
+  const reads = columns.map((c) => `${c.sql} AS ${c.alias}${c.missing ? `, ${c.missing} AS ${c.alias}_missing` : ''}`)
+  return `SELECT ${reads.join(', ')}
     FROM ${withTags(members, tags, p)} m
     ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = m.distinct_id' : ''}
     ORDER BY m.distinct_id
@@ -130,6 +137,7 @@ export function selectSql(members: string, columns: OutColumn[], tags: TagPick[]
 
 /** A column's value of a row as answered (a boolean is true/false on every engine). */
 export function cellValue(row: Record<string, unknown>, c: OutColumn): unknown {
+  if (c.missing && row[`${c.alias}_missing`]) return null
   return jsonValue(plannedValue(row[c.alias] ?? null, c.type) ?? null)
 }
 

@@ -57,6 +57,15 @@ export async function userDetail(ctx: DomainContext, scope: ProjectScope, key: U
     // (SELECT * EXCLUDE fails on a profile table without property columns)
     const rows = await query(`SELECT * FROM profile_vd WHERE distinct_id = ${p.add(user.distinctId)}`, p)
     const { distinct_id: _id, xwho: _who, ...profile } = rows[0] ?? {}
+    // an empty list may be a missing one (ClickHouse keeps no NULL list): the engine's test says which
+    for (const id of properties) {
+      const list = profile[id]
+      if (!Array.isArray(list) || list.length > 0) continue
+      const d = dialectOf(ctx, scope)
+      const q = d.params()
+      const [row] = await query(`SELECT ${d.listMissing(d.ident(id), true)} AS missing FROM profile_vd WHERE distinct_id = ${q.add(user.distinctId)}`, q)
+      if (row?.missing) profile[id] = null
+    }
     return { user, profile }
   })
   const base: Record<string, unknown> = { ...profile, xwho: user.xwho, distinct_id: user.distinctId }
