@@ -1,55 +1,67 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callJson, credentialsOf, killAll, serveProcess, type ServerProcess } from '../helpers/child'
+import { startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { ENGINES } from '../helpers/engines'
 
 /**
  * A crash during a cohort computation (see crash-jobs.test.ts for the method): killed just after
  * its members committed, the next start says success with those members without computing again;
  * killed before they committed, it is computed again, and says success only once it is.
+ * On ClickHouse both projects live in a clickhouse-server started for the block (the child
+ * servers, killed and started again, reach it by its URL).
  */
 
-const dataDir = mkdtempSync(join(tmpdir(), 'uba-crash-cohort-'))
-let server: ServerProcess
-let shop: { appKey: string; token: string }
-const ids: Record<string, number> = {}
+describe.each(ENGINES)('a crash during a cohort or tag computation, on %s', (engine) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'uba-crash-cohort-'))
+  let server: ServerProcess
+  let shop: { appKey: string; token: string }
+  const ids: Record<string, number> = {}
+  let clickhouse: TestClickHouse | null = null
 
-afterAll(() => {
-  killAll()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+  beforeAll(async () => {
+    if (engine === 'clickhouse') clickhouse = await startClickHouse()
+  })
+  afterAll(async () => {
+    killAll()
+    await clickhouse?.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
 
-let tagged: { appKey: string; token: string }
-const api = (path: string, method = 'GET', body?: unknown, headers: Record<string, string> = shop) => callJson(server.url + path, method, headers, body)
+  let tagged: { appKey: string; token: string }
+  const api = (path: string, method = 'GET', body?: unknown, headers: Record<string, string> = shop) => callJson(server.url + path, method, headers, body)
 
-async function newProject(xtoken: string, appKey: string): Promise<{ appKey: string; token: string }> {
-  expect((await api('/uba/manage/enterprise/projects', 'POST', { appKey, name: appKey, timeZone: 'UTC' }, { xtoken })).status).toBe(200)
-  while ((await api(`/uba/manage/enterprise/projects/${appKey}`, 'GET', undefined, { xtoken })).body.finish !== true) await new Promise((r) => setTimeout(r, 50))
-  const list = await api('/uba/manage/enterprise/projects', 'GET', undefined, { xtoken })
-  return { appKey, token: list.body.find((p: any) => p.appKey === appKey).normalToken }
-}
-const profile = (xwho: string, city: string) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.UTC(2024, 0, 1), xcontext: { $lib: 'js', $platform: 'js', city } })
-const BEIJING = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.city', function: 'EQ', params: ['Beijing'] }] }], relations: [] }
+  /** A new project on the block's engine (ClickHouse: the database `uba_<appKey>`). */
+  async function newProject(xtoken: string, appKey: string, timeZone = 'UTC'): Promise<{ appKey: string; token: string }> {
+    const warehouse = clickhouse ? { warehouse: { engine: 'clickhouse', url: clickhouse.url, database: `uba_${appKey}` } } : {}
+    expect((await api('/uba/manage/enterprise/projects', 'POST', { appKey, name: appKey, timeZone, ...warehouse }, { xtoken })).status).toBe(200)
+    while ((await api(`/uba/manage/enterprise/projects/${appKey}`, 'GET', undefined, { xtoken })).body.finish !== true) await new Promise((r) => setTimeout(r, 50))
+    const list = await api('/uba/manage/enterprise/projects', 'GET', undefined, { xtoken })
+    return { appKey, token: list.body.find((p: any) => p.appKey === appKey).normalToken }
+  }
+  const profile = (xwho: string, city: string) => JSON.stringify({ xwho, xwhat: '$profile_set', xwhen: Date.UTC(2024, 0, 1), xcontext: { $lib: 'js', $platform: 'js', city } })
+  const BEIJING = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.city', function: 'EQ', params: ['Beijing'] }] }], relations: [] }
 
-async function start(pause?: string): Promise<void> {
-  server = await serveProcess(dataDir, pause ? { UBA_DESK_TEST_PAUSE: pause } : {})
-}
+  async function start(pause?: string): Promise<void> {
+    server = await serveProcess(dataDir, pause ? { UBA_DESK_TEST_PAUSE: pause } : {})
+  }
 
-async function createCohort(name: string): Promise<number> {
-  const res = await api('/uba/api/cohort', 'POST', { name, dynamic: 0, content: BEIJING })
-  expect(res.status).toBe(200)
-  return res.body.id
-}
+  async function createCohort(name: string): Promise<number> {
+    const res = await api('/uba/api/cohort', 'POST', { name, dynamic: 0, content: BEIJING })
+    expect(res.status).toBe(200)
+    return res.body.id
+  }
 
-const cohort = async (id: number) => (await api(`/uba/api/cohort/${id}?needMore=true`)).body
-const members = async (code: string) => (await api('/uba/api/cohort/users', 'POST', { cohortCode: code, properties: ['xwho'] })).body.users.map((u: any) => u.xwho).sort()
+  const cohort = async (id: number) => (await api(`/uba/api/cohort/${id}?needMore=true`)).body
+  const members = async (code: string) => (await api('/uba/api/cohort/users', 'POST', { cohortCode: code, properties: ['xwho'] })).body.users.map((u: any) => u.xwho).sort()
 
-describe('a crash during a cohort or tag computation', () => {
   it('just after its members committed: the next start says success with them (a cohort, a tag version), without computing again', async () => {
     await start('after-commit')
     const creds = credentialsOf(dataDir)
-    shop = creds.projects[0]
+    // the first project (DuckDB, in the machine's zone); on ClickHouse one like it there
+    shop = clickhouse ? await newProject(creds.xtoken, 'shop', Intl.DateTimeFormat().resolvedOptions().timeZone) : creds.projects[0]
     // tags in a project of their own: the paused cohort holds its project's write lock
     tagged = await newProject(creds.xtoken, 'tagged')
     const file = join(dataDir, 'people.jsonl')

@@ -1,48 +1,49 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
-
-let s: TestServer
-let p: { appKey: string; token: string }
-let funnelId: number
-let eventsId: number
-let profileId: number
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 
 const at = (day: string, hour = 10) => Date.parse(`2024-03-${day}T${String(hour).padStart(2, '0')}:00:00Z`)
 const record = (xwho: string, xwhat: string, xwhen: number) => JSON.stringify({ xwho, xwhat, xwhen, xcontext: {} })
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'dp', 'UTC')
-  const x = { xtoken: s.creds.xtoken }
-  expect((await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: { email: 'ann@example.com', name: 'Ann' } })).status).toBe(200)
-  // March 1: a views and buys, b views; March 5: c and d view, c buys; e views on March 9
-  const lines = [
-    record('a', 'view', at('01')),
-    record('a', 'buy', at('01', 11)),
-    record('b', 'view', at('01')),
-    record('c', 'view', at('05')),
-    record('c', 'buy', at('05', 12)),
-    record('d', 'view', at('05')),
-    record('e', 'view', at('09')),
+describe.each(ENGINES)('dashboards, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let funnelId: number
+  let eventsId: number
+  let profileId: number
+
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('dp', 'UTC')
+    const x = { xtoken: s.creds.xtoken }
+    expect((await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: { email: 'ann@example.com', name: 'Ann' } })).status).toBe(200)
+    // March 1: a views and buys, b views; March 5: c and d view, c buys; e views on March 9
+    const lines = [
+      record('a', 'view', at('01')),
+      record('a', 'buy', at('01', 11)),
+      record('b', 'view', at('01')),
+      record('c', 'view', at('05')),
+      record('c', 'buy', at('05', 12)),
+      record('d', 'view', at('05')),
+      record('e', 'view', at('09')),
+    ]
+    await importAndWait(s, p, { path: fixture('dp.jsonl', lines.join('\n')) })
+    const save = async (body: object) => (await s.call('POST', '/uba/api/reports', { headers: p, body })).body.id as number
+    const dated = { fromDate: '2024-03-01', toDate: '2024-03-01', crowds: ['$ALL'] }
+    funnelId = await save({ name: 'View to buy', kind: 'funnels', request: { ...dated, steps: [{ expression: 'event.view' }, { expression: 'event.buy' }] } })
+    eventsId = await save({ name: 'Viewers', kind: 'events', request: { ...dated, unit: 'DAY', measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }] } })
+    profileId = await save({ name: 'Profiles', kind: 'userAttributes', request: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, byFields: [] } })
+  })
+
+  const tiles = () => [
+    { reportId: funnelId, x: 0, y: 0, w: 6, h: 4 },
+    { reportId: eventsId, x: 6, y: 0, w: 6, h: 4 },
+    { reportId: profileId, x: 0, y: 4, w: 12, h: 3 },
   ]
-  await importAndWait(s, p, { path: fixture('dp.jsonl', lines.join('\n')) })
-  const save = async (body: object) => (await s.call('POST', '/uba/api/reports', { headers: p, body })).body.id as number
-  const dated = { fromDate: '2024-03-01', toDate: '2024-03-01', crowds: ['$ALL'] }
-  funnelId = await save({ name: 'View to buy', kind: 'funnels', request: { ...dated, steps: [{ expression: 'event.view' }, { expression: 'event.buy' }] } })
-  eventsId = await save({ name: 'Viewers', kind: 'events', request: { ...dated, unit: 'DAY', measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }] } })
-  profileId = await save({ name: 'Profiles', kind: 'userAttributes', request: { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, byFields: [] } })
-})
-afterAll(() => s.stop())
+  const run = async (kind: string, request: object) => (await s.call('POST', `/uba/api/${kind}/analyze`, { headers: p, body: request })).body
 
-const tiles = () => [
-  { reportId: funnelId, x: 0, y: 0, w: 6, h: 4 },
-  { reportId: eventsId, x: 6, y: 0, w: 6, h: 4 },
-  { reportId: profileId, x: 0, y: 4, w: 12, h: 3 },
-]
-const run = async (kind: string, request: object) => (await s.call('POST', `/uba/api/${kind}/analyze`, { headers: p, body: request })).body
-
-describe('dashboards', () => {
   it('runs every tile on the dashboard range instead of the report’s own, with the numbers of that range', async () => {
     const created = await s.call('POST', '/uba/api/dashboards', { headers: p, body: { name: 'Shop', tiles: tiles(), fromDate: '2024-03-01', toDate: '2024-03-07' } })
     expect(created.status).toBe(200)

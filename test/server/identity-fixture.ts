@@ -1,4 +1,5 @@
-import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
+import type { EngineHost } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
 import { rawRequest } from '../helpers/raw'
 import { eventually, type TestServer } from '../helpers/server'
 
@@ -36,20 +37,21 @@ export const bobLater = [rec('bob', 'login', '2024-01-02 09:00'), rec('bob', 'vi
 export const late = [rec('carol', 'view', '2024-01-06 09:00')]
 export const all = [...early, ...aliceLogin, bobAlias, ...bobLater, ...late]
 
-/** The three ways the same records arrive: one imported file, and two orders of collector uploads. */
-export async function loadAll(s: TestServer): Promise<{ imported: Project; streamed: Project; aliasFirst: Project; job: any; replies: any[] }> {
-  const imported = await newProject(s, 'imported', 'UTC')
+/** The three ways the same records arrive: one imported file, and two orders of collector uploads; projects on the engine of `host`. */
+export async function loadAll(host: EngineHost): Promise<{ imported: Project; streamed: Project; aliasFirst: Project; job: any; replies: any[] }> {
+  const s = host.server
+  const imported = await host.project('imported', 'UTC')
   // the file in time order, the aliases in the middle
   const sorted = [...all].sort((a, b) => a.xwhen - b.xwhen)
   const job = await importAndWait(s, imported, { path: fixture('identity.jsonl', sorted.map((r) => JSON.stringify(r)).join('\n')) })
   if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
   // streamed: alice's alias comes with her later events; bob's alias after his later events are stored
-  const streamed = await newProject(s, 'streamed', 'UTC')
+  const streamed = await host.project('streamed', 'UTC')
   await startStream(s, streamed.appKey)
   const replies = []
   for (const batch of [early, aliceLogin, bobLater, [bobAlias], late]) replies.push(await upload(s, streamed.appKey, batch))
   // the aliases first, before any event of either id
-  const aliasFirst = await newProject(s, 'aliasfirst', 'UTC')
+  const aliasFirst = await host.project('aliasfirst', 'UTC')
   await startStream(s, aliasFirst.appKey)
   for (const batch of [[aliceLogin[0], bobAlias], early, aliceLogin.slice(1), bobLater, late]) await upload(s, aliasFirst.appKey, batch)
   return { imported, streamed, aliasFirst, job, replies }
@@ -70,8 +72,14 @@ export async function upload(s: TestServer, appKey: string, records: Rec[]): Pro
 }
 
 /** Every event with the ids of its user (all xwho sharing its distinct_id), independent of the numbers given. */
-export async function eventUsers(s: TestServer, appKey: string): Promise<unknown[]> {
-  return warehouseRows(s, appKey, `SELECT e.xwho, e.xwhat, epoch_ms(e.xwhen) AS t, g.ids
+export async function eventUsers(host: EngineHost, p: Project): Promise<unknown[]> {
+  if (host.engine === 'clickhouse') {
+    // xwhen is already epoch ms there; 18.16 needs a join's strictness
+    return host.rows(p, `SELECT e.xwho AS xwho, e.xwhat AS xwhat, e.xwhen AS t, g.ids AS ids
+      FROM event_vd e ALL INNER JOIN (SELECT distinct_id, arraySort(groupArray(xwho)) AS ids FROM user_ids GROUP BY distinct_id) g USING (distinct_id)
+      ORDER BY t, xwho, xwhat`)
+  }
+  return host.rows(p, `SELECT e.xwho, e.xwhat, epoch_ms(e.xwhen) AS t, g.ids
     FROM event_vd e JOIN (SELECT distinct_id, list(xwho ORDER BY xwho) AS ids FROM user_ids GROUP BY distinct_id) g USING (distinct_id)
     ORDER BY t, e.xwho, e.xwhat`)
 }

@@ -1,35 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import { fixture, importAndWait } from '../helpers/ingest'
 import type { TestServer } from '../helpers/server'
 import { loadPeople, setMasking, sh } from './people-fixture'
 
 /** A user's timeline as CSV: the JSON lines export's events, in a file a spreadsheet opens. */
 
-let s: TestServer
-let p: { appKey: string; token: string }
+describe.each(ENGINES)('user behaviour sequence export as CSV, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
 
-beforeAll(async () => {
-  ;({ s, p } = await loadPeople('pexportcsv'))
-  await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
-  // a value with a comma and quotes, one with non-ASCII text, on a user of their own
-  const more = [
-    JSON.stringify({ xwho: 'u9', xwhat: 'view', xwhen: sh('2024-03-05 10:00'), xcontext: { $os: 'ios, "beta"', note: 'Zürich · 北京' } }),
-    JSON.stringify({ xwho: 'u9', xwhat: 'view', xwhen: sh('2024-03-05 10:00') + 250, xcontext: { $os: 'web' } }),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('more.jsonl', more.join('\n')) })
-  expect(job.state).toBe('succeeded')
-})
-afterAll(() => s.stop())
+  beforeAll(async () => {
+    ;({ s, p } = await loadPeople(host, 'pexportcsv'))
+    await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
+    // a value with a comma and quotes, one with non-ASCII text, on a user of their own
+    const more = [
+      JSON.stringify({ xwho: 'u9', xwhat: 'view', xwhen: sh('2024-03-05 10:00'), xcontext: { $os: 'ios, "beta"', note: 'Zürich · 北京' } }),
+      JSON.stringify({ xwho: 'u9', xwhat: 'view', xwhen: sh('2024-03-05 10:00') + 250, xcontext: { $os: 'web' } }),
+    ]
+    const job = await importAndWait(s, p, { path: fixture('more.jsonl', more.join('\n')) })
+    expect(job.state).toBe('succeeded')
+  })
 
-const post = (path: string, body: unknown) =>
-  fetch(s.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = (path: string, body: unknown) =>
+    fetch(s.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
-/** The body as bytes decoded by hand: fetch's text() would drop a byte-order mark. */
-const bodyText = async (res: Response) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer())
+  /** The body as bytes decoded by hand: fetch's text() would drop a byte-order mark. */
+  const bodyText = async (res: Response) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer())
 
-const HEADER = 'xwhat,xwhen,$is_login,$os,coupon,n,paid_at,price,note\r\n'
+  const HEADER = 'xwhat,xwhen,$is_login,$os,coupon,n,paid_at,price,note\r\n'
 
-describe('user behaviour sequence export as CSV', () => {
   it('writes a header of every event property, then the events newest first, local times, the masked value masked', async () => {
     const res = await post('/uba/api/cohort/users/u1/sequence/export', { fromDate: '2024-03-01', toDate: '2024-03-03', format: 'csv' })
     expect(res.status).toBe(200)

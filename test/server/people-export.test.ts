@@ -1,23 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import type { TestServer } from '../helpers/server'
 import { BULK, loadPeople, setMasking, sh } from './people-fixture'
 
-let s: TestServer
-let p: { appKey: string; token: string }
-let ids: Record<string, number>
+describe.each(ENGINES)('user behaviour sequence export, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let ids: Record<string, number>
 
-beforeAll(async () => {
-  ;({ s, p, ids } = await loadPeople('pexport'))
-  await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
-})
-afterAll(() => s.stop())
+  beforeAll(async () => {
+    ;({ s, p, ids } = await loadPeople(host, 'pexport'))
+    await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
+  })
 
-const post = (path: string, body: unknown) =>
-  fetch(s.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-const json = async (res: Response): Promise<any> => res.json()
-const lines = (text: string) => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
+  const post = (path: string, body: unknown) =>
+    fetch(s.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const json = async (res: Response): Promise<any> => res.json()
+  const lines = (text: string) => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
 
-describe('user behaviour sequence export', () => {
   it('streams one object per line, newest first: xwhat, xwhen in epoch ms, the non-null properties', async () => {
     const res = await post('/uba/api/cohort/users/u1/sequence/export', { fromDate: '2024-03-01', toDate: '2024-03-03' })
     expect(res.status).toBe(200)

@@ -1,5 +1,6 @@
-import { fixture, importAndWait, newProject, warehouseRows } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import type { EngineHost, Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import type { TestServer } from '../helpers/server'
 
 /** Local Shanghai time (UTC+8, no daylight saving) as epoch ms; `local` is yyyy-MM-dd HH:mm[:ss]. */
 export const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}${local.length === 16 ? ':00' : ''}+08:00`)
@@ -26,14 +27,15 @@ export const BULK = 5000
 
 export interface PeopleData {
   s: TestServer
-  p: { appKey: string; token: string }
+  p: Project
   /** distinct_id by xwho. */
   ids: Record<string, number>
 }
 
-export async function loadPeople(appKey: string): Promise<PeopleData> {
-  const s = await startTestServer()
-  const p = await newProject(s, appKey, 'Asia/Shanghai')
+/** Loads the data into a new project on the engine of `host` (its block's server). */
+export async function loadPeople(host: EngineHost, appKey: string): Promise<PeopleData> {
+  const s = host.server
+  const p = await host.project(appKey, 'Asia/Shanghai')
   const lines = [
     rec('u1', '$profile_set', '2024-01-02 09:30', {
       name: 'Ann', age: 30, vip: true, $phone: '13800000000', $city: 'Beijing', tags_list: ['a', 'b'], $signup_time: '2024-01-02 09:30:00.250',
@@ -51,7 +53,7 @@ export async function loadPeople(appKey: string): Promise<PeopleData> {
   for (let i = 0; i < BULK; i++) lines.push(JSON.stringify({ xwho: 'bulk', xwhat: 'tick', xwhen: start + i * 1000, xcontext: { n: i } }))
   const job = await importAndWait(s, p, { path: fixture('people.jsonl', lines.join('\n')) })
   if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-  const rows = await warehouseRows(s, appKey, 'SELECT xwho, distinct_id FROM user_ids')
+  const rows = await host.rows(p, 'SELECT xwho, distinct_id FROM user_ids')
   const ids = Object.fromEntries(rows.map((r) => [String(r.xwho), Number(r.distinct_id)]))
   return { s, p, ids }
 }

@@ -1,40 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import type { TestServer } from '../helpers/server'
 import { BULK, loadPeople, setMasking } from './people-fixture'
 
-let s: TestServer
-let p: { appKey: string; token: string }
-let ids: Record<string, number>
+describe.each(ENGINES)('user behaviour sequence, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let ids: Record<string, number>
 
-beforeAll(async () => {
-  ;({ s, p, ids } = await loadPeople('pseq'))
-  await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
-  // cheap: a view under 5, any add, a buy by a vip user (a member filter that reads the profile)
-  const created = await s.call('POST', '/uba/api/meta/event/virtual', {
-    headers: p,
-    body: {
-      id: 'cheap',
-      events: [
-        { expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'LT', params: [5] }], relation: 'AND' } },
-        { expression: 'event.add' },
-        { expression: 'event.buy', filter: { conditions: [{ expression: 'user.vip', function: 'TRUE', params: [] }], relation: 'AND' } },
-      ],
-    },
+  beforeAll(async () => {
+    ;({ s, p, ids } = await loadPeople(host, 'pseq'))
+    await setMasking(s, p, 'plan_event_properties', 'coupon', 1)
+    // cheap: a view under 5, any add, a buy by a vip user (a member filter that reads the profile)
+    const created = await s.call('POST', '/uba/api/meta/event/virtual', {
+      headers: p,
+      body: {
+        id: 'cheap',
+        events: [
+          { expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'LT', params: [5] }], relation: 'AND' } },
+          { expression: 'event.add' },
+          { expression: 'event.buy', filter: { conditions: [{ expression: 'user.vip', function: 'TRUE', params: [] }], relation: 'AND' } },
+        ],
+      },
+    })
+    if (created.status !== 200) throw new Error(JSON.stringify(created.body))
   })
-  if (created.status !== 200) throw new Error(JSON.stringify(created.body))
-})
-afterAll(() => s.stop())
 
-const sequence = (xwho: string, body: Record<string, unknown>) => s.call('POST', `/uba/api/cohort/users/${xwho}/sequence`, { headers: p, body })
-const range = { fromDate: '2024-03-01', toDate: '2024-03-02' }
+  const sequence = (xwho: string, body: Record<string, unknown>) => s.call('POST', `/uba/api/cohort/users/${xwho}/sequence`, { headers: p, body })
+  const range = { fromDate: '2024-03-01', toDate: '2024-03-02' }
 
-const e3 = { eventId: 'view', eventTime: '2024/03/02 23:30:00', properties: { $os: 'ios' } }
-const e5 = { eventId: 'add', eventTime: '2024/03/01 12:00:00', properties: { price: 1 } }
-const e2 = { eventId: 'buy', eventTime: '2024/03/01 12:00:00', properties: { price: 9.5, coupon: '******', paid_at: '2024-03-01 12:00:05' } }
-const e1 = { eventId: 'view', eventTime: '2024/03/01 07:00:00', properties: { $os: 'ios', price: 3, $is_login: true } }
-const e4 = { eventId: 'view', eventTime: '2024/03/03 00:10:00', properties: { $os: 'android' } }
+  const e3 = { eventId: 'view', eventTime: '2024/03/02 23:30:00', properties: { $os: 'ios' } }
+  const e5 = { eventId: 'add', eventTime: '2024/03/01 12:00:00', properties: { price: 1 } }
+  const e2 = { eventId: 'buy', eventTime: '2024/03/01 12:00:00', properties: { price: 9.5, coupon: '******', paid_at: '2024-03-01 12:00:05' } }
+  const e1 = { eventId: 'view', eventTime: '2024/03/01 07:00:00', properties: { $os: 'ios', price: 3, $is_login: true } }
+  const e4 = { eventId: 'view', eventTime: '2024/03/03 00:10:00', properties: { $os: 'android' } }
 
-describe('user behaviour sequence', () => {
   it('lists the events of the local days newest first, same moment by event id, with their non-null properties', async () => {
     const res = await sequence('u1', range)
     expect(res.status).toBe(200)

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addColumns } from '../../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../../src-main/domain/schema/plan'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
-
-let s: TestServer
-let p: { appKey: string; token: string }
 
 const at = Date.parse('2024-01-02T10:00:00Z')
 const rec = (xwho: string, xwhat: string, xcontext: Record<string, unknown>, i: number) => JSON.stringify({ xwho, xwhat, xwhen: at + i * 60_000, xcontext })
@@ -23,37 +21,40 @@ const profile = (xwho: string, xcontext: Record<string, unknown>) => JSON.string
  *   8 d view  city Shanghai                                 note s2
  * profiles: a gender f, email a@x, seen 2024-01-02 10:00; b gender m, seen the same; c gender f, seen 2024-01-03 08:30; d level 1.
  */
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'pv', 'UTC')
-  const lines = [
-    rec('a', 'view', { city: 'Beijing', price: 10, tags: ['x', 'y'], ok: true, note: 's1' }, 1),
-    rec('a', 'view', { city: 'beijing', price: 10, tags: ['x', 'x'] }, 2),
-    rec('b', 'view', { city: 'Shanghai', price: 2.5, ok: false }, 3),
-    rec('b', 'view', { city: 'Beijing', price: 10, ok: true }, 4),
-    rec('c', 'view', { price: 20, tags: ['y'] }, 5),
-    rec('c', 'pay', { city: 'Shanghai', amount: 5 }, 6),
-    rec('d', 'pay', { city: 'Shenzhen', amount: 5 }, 7),
-    rec('d', 'view', { city: 'Shanghai', note: 's2' }, 8),
-    profile('a', { gender: 'f', email: 'a@x', seen: '2024-01-02 10:00:00' }),
-    profile('b', { gender: 'm', seen: '2024-01-02 10:00:00' }),
-    profile('c', { gender: 'f', seen: '2024-01-03 08:30:00' }),
-    profile('d', { level: 1 }),
-  ]
-  const job = await importAndWait(s, p, { path: fixture('pv.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-  const virtual = await s.call('POST', '/uba/api/meta/event/virtual', {
-    headers: p,
-    body: { id: 'money', events: [{ expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'GTE', params: [10] }], relation: 'AND' } }, { expression: 'event.pay' }] },
+describe.each(ENGINES)('GET /uba/api/meta/propertyValues, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('pv', 'UTC')
+    const lines = [
+      rec('a', 'view', { city: 'Beijing', price: 10, tags: ['x', 'y'], ok: true, note: 's1' }, 1),
+      rec('a', 'view', { city: 'beijing', price: 10, tags: ['x', 'x'] }, 2),
+      rec('b', 'view', { city: 'Shanghai', price: 2.5, ok: false }, 3),
+      rec('b', 'view', { city: 'Beijing', price: 10, ok: true }, 4),
+      rec('c', 'view', { price: 20, tags: ['y'] }, 5),
+      rec('c', 'pay', { city: 'Shanghai', amount: 5 }, 6),
+      rec('d', 'pay', { city: 'Shenzhen', amount: 5 }, 7),
+      rec('d', 'view', { city: 'Shanghai', note: 's2' }, 8),
+      profile('a', { gender: 'f', email: 'a@x', seen: '2024-01-02 10:00:00' }),
+      profile('b', { gender: 'm', seen: '2024-01-02 10:00:00' }),
+      profile('c', { gender: 'f', seen: '2024-01-03 08:30:00' }),
+      profile('d', { level: 1 }),
+    ]
+    const job = await importAndWait(s, p, { path: fixture('pv.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+    const virtual = await s.call('POST', '/uba/api/meta/event/virtual', {
+      headers: p,
+      body: { id: 'money', events: [{ expression: 'event.view', filter: { conditions: [{ expression: 'event.view.price', function: 'GTE', params: [10] }], relation: 'AND' } }, { expression: 'event.pay' }] },
+    })
+    if (virtual.status !== 200) throw new Error(JSON.stringify(virtual.body))
   })
-  if (virtual.status !== 200) throw new Error(JSON.stringify(virtual.body))
-})
-afterAll(() => s.stop())
 
-const values = (query: Record<string, string | number>) => s.call('GET', `/uba/api/meta/propertyValues?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { headers: p })
-const whole = { sampled: false, fraction: 1, masked: false }
+  const values = (query: Record<string, string | number>) => s.call('GET', `/uba/api/meta/propertyValues?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { headers: p })
+  const whole = { sampled: false, fraction: 1, masked: false }
 
-describe('GET /uba/api/meta/propertyValues', () => {
   it("counts an event's values in its events, most frequent first, ties by value (binary order)", async () => {
     const res = await values({ expression: 'event.view.city' })
     expect(res.status).toBe(200)
@@ -146,7 +147,14 @@ describe('GET /uba/api/meta/propertyValues', () => {
   })
 })
 
+// DuckDB only: its rows are written with DuckDB's SQL (range(), TIMESTAMPTZ) and the sample is DuckDB's block sampling
 describe('GET /uba/api/meta/propertyValues on a large table', () => {
+  let s: TestServer
+  beforeAll(async () => {
+    s = await startTestServer()
+  })
+  afterAll(() => s.stop())
+
   /** Events i = 1..300,000: every 5,000th is rare (60: platform B on every 15,000th, 20, else A, 40); the rest common (Web on every 3rd, else iOS). */
   let q: { appKey: string; token: string }
   beforeAll(async () => {

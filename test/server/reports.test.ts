@@ -1,43 +1,44 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
-
-let s: TestServer
-let p: { appKey: string; token: string }
-let other: { appKey: string; token: string }
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
+import { eventually, type TestServer } from '../helpers/server'
 
 const at = (day: string, hour = 10) => Date.parse(`2024-03-${day}T${String(hour).padStart(2, '0')}:00:00Z`)
 const record = (xwho: string, xwhat: string, xwhen: number) => JSON.stringify({ xwho, xwhat, xwhen, xcontext: {} })
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'rp', 'UTC')
-  other = await newProject(s, 'rq', 'UTC')
-  const x = { xtoken: s.creds.xtoken }
-  for (const account of [{ email: 'ann@example.com', name: 'Ann Analyst' }, { email: 'bob@example.com', userName: 'bob' }]) {
-    const res = await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: account })
-    if (res.status !== 200) throw new Error(JSON.stringify(res.body))
-  }
-  // a: view then buy; b: view only; c: buy only
-  const lines = [record('a', 'view', at('01')), record('a', 'buy', at('01', 11)), record('b', 'view', at('02')), record('c', 'buy', at('02'))]
-  await importAndWait(s, p, { path: fixture('rp.jsonl', lines.join('\n')) })
-})
-afterAll(() => s.stop())
+describe.each(ENGINES)('saved reports in the project, on %s', (engine) => {
+  const host = useEngine(engine)
+  let s: TestServer
+  let p: Project
+  let other: Project
 
-const funnel = (crowd = '$ALL') => ({
-  fromDate: '2024-03-01',
-  toDate: '2024-03-03',
-  crowds: [crowd],
-  steps: [{ expression: 'event.view' }, { expression: 'event.buy' }],
-  convertTime: 1,
-  convertTimeUnit: 'DAY',
-})
-const post = (body: unknown, query = '', headers = p) => s.call('POST', `/uba/api/reports${query}`, { headers, body })
-const put = (id: number, body: unknown, query = '') => s.call('PUT', `/uba/api/reports/${id}${query}`, { headers: p, body })
-const get = (id: number | string, headers = p) => s.call('GET', `/uba/api/reports/${id}`, { headers })
-const remove = (id: number, query = '') => s.call('DELETE', `/uba/api/reports/${id}${query}`, { headers: p })
+  beforeAll(async () => {
+    s = host.server
+    p = await host.project('rp', 'UTC')
+    other = await host.project('rq', 'UTC')
+    const x = { xtoken: s.creds.xtoken }
+    for (const account of [{ email: 'ann@example.com', name: 'Ann Analyst' }, { email: 'bob@example.com', userName: 'bob' }]) {
+      const res = await s.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: account })
+      if (res.status !== 200) throw new Error(JSON.stringify(res.body))
+    }
+    // a: view then buy; b: view only; c: buy only
+    const lines = [record('a', 'view', at('01')), record('a', 'buy', at('01', 11)), record('b', 'view', at('02')), record('c', 'buy', at('02'))]
+    await importAndWait(s, p, { path: fixture('rp.jsonl', lines.join('\n')) })
+  })
 
-describe('saved reports in the project', () => {
+  const funnel = (crowd = '$ALL') => ({
+    fromDate: '2024-03-01',
+    toDate: '2024-03-03',
+    crowds: [crowd],
+    steps: [{ expression: 'event.view' }, { expression: 'event.buy' }],
+    convertTime: 1,
+    convertTimeUnit: 'DAY',
+  })
+  const post = (body: unknown, query = '', headers = p) => s.call('POST', `/uba/api/reports${query}`, { headers, body })
+  const put = (id: number, body: unknown, query = '') => s.call('PUT', `/uba/api/reports/${id}${query}`, { headers: p, body })
+  const get = (id: number | string, headers = p) => s.call('GET', `/uba/api/reports/${id}`, { headers })
+  const remove = (id: number, query = '') => s.call('DELETE', `/uba/api/reports/${id}${query}`, { headers: p })
+
   it('saves, reads, lists, changes and deletes a report, keeping its request exactly', async () => {
     const options = { chart: 'bar', builder: { steps: [{ key: 'k1', eventId: 'view' }], nested: [1, null, 'x'] } }
     const created = await post({ name: '  Checkout funnel  ', kind: 'funnels', request: funnel(), options })

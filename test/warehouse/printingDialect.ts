@@ -68,6 +68,7 @@ export const printingDialect: Dialect = {
 
   userSample: (factor, id) => (factor >= 1 ? 'true' : `cityHash64(${id}) % 10000 < ${Math.round(factor * 10000)}`),
   tableSample: (percent) => (percent < 100 ? ` SAMPLE ${percent / 100}` : ''),
+  valueCounts: (q) => `SELECT v, count() AS n FROM (SELECT ${q.spread} AS v FROM (SELECT ${q.value} AS x FROM ${q.from})) GROUP BY v WITH TOTALS LIMIT ${q.limit}`,
 
   list: (items) => `array(${items.join(', ')})`,
   numberList: (placeholder) => `CAST(${placeholder}, 'Array(Float64)')`,

@@ -5,7 +5,7 @@ import { needsProfile, propertyColumn, type Columns } from '../expr/filterSql'
 import { eventSql, resolveEvent } from '../expr/eventRefs'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { parsePropertyExpression } from '../expr/filters'
-import { maskedEventProperties, maskedUserProperties, shownValue } from '../schema/shownValues'
+import { maskedEventProperties, maskedUserProperties, plannedValue, shownValue } from '../schema/shownValues'
 import { currentTime } from '../time/clock'
 import type { PropertyRef } from '../schema/lookup'
 import type { ProjectScope } from '../project/scope'
@@ -63,7 +63,7 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
     // profile_vd is read as `e` here
     const base = ref.propertyId === 'xwho' || ref.propertyId === 'distinct_id'
     const value = dialectOf(ctx, scope).columnOf({ table: 'profile_vd', row: 'e', column: base || columns.user.has(ref.propertyId) ? ref.propertyId : null, type: dataType, base })
-    return { table: 'profile_vd', value, where: 'true', join: '' }
+    return { table: 'profile_vd', value, where: dialectOf(ctx, scope).truth(true), join: '' }
   }
   const lookup = planLookup(ctx.meta, scope.appKey)
   const event = resolveEvent(ctx.meta, scope.appKey, `event.${ref.eventId}`, 'expression', lookup)
@@ -74,26 +74,22 @@ function sourceOf(ctx: DomainContext, scope: ProjectScope, ref: PropertyRef, dat
 }
 
 /**
- * One pass over the rows read: a first row (whole = 1) holding the scope's row count (before a list
- * is unnested), present even when nothing matches the search; then each value (a list gives each
- * distinct element once per row; a missing or empty list one NULL), the NULL group first, then the
- * top values matching the search: count down, value up.
+ * The rows read (the dialect's `valueCounts`): a first row (whole = 1) holding the scope's row count
+ * (before a list is unnested), present even when nothing matches the search; then each value (a
+ * list gives each distinct element once per row; a missing or empty list one NULL), the NULL group
+ * first, then the top values matching the search: count down, value up.
  */
 function valuesSql(src: Source, dataType: DataType, percent: number, search: string | undefined, limit: number, p: SqlParams, d: Dialect): string {
-  const sample = d.tableSample(percent)
   const list = dataType === 'array<string>'
-  const v = list ? d.unnest(d.orNullElement(d.distinctElements('x'))) : 'x'
   // the text a user sees of a value (a list's elements are strings)
   const text = d.asText('v', list ? 'string' : dataType)
-  const match = search ? ` AND strpos(lower(${text}), lower(${p.add(search)})) > 0` : ''
-  return `
-    WITH scoped AS (SELECT ${src.value} AS x, count(*) OVER () AS total FROM ${src.table} AS e${sample} ${src.join} WHERE ${src.where}),
-         spread AS (SELECT ${v} AS v, total FROM scoped),
-         grouped AS (SELECT v, grouping(v) AS whole, count(*) AS n, ${d.anyValue('total')} AS total FROM spread GROUP BY GROUPING SETS ((v), ()))
-    SELECT v, whole, n, total FROM grouped
-    WHERE whole = 1 OR v IS NULL OR (true${match})
-    ORDER BY whole DESC, v IS NOT NULL, n DESC, v
-    LIMIT ${limit + 3}`
+  return d.valueCounts({
+    value: src.value,
+    from: `${src.table} AS e${d.tableSample(percent)} ${src.join} WHERE ${src.where}`,
+    spread: list ? d.unnest(d.orNullElement(d.distinctElements('x'))) : 'x',
+    match: search ? d.contains(`lower(${text})`, `lower(${p.add(search)})`) : '',
+    limit: limit + 3,
+  })
 }
 
 async function read(conn: Warehouse, sql: string, p: SqlParams): Promise<{ v: unknown; whole: boolean; n: number; total: number }[]> {
@@ -132,6 +128,8 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
     const table = ref.kind === 'user' ? 'profile_vd' : 'event_vd'
     const size = Number((await conn.rows(`SELECT count(*) FROM ${table}`))[0][0])
     let fraction = size <= SAMPLE_ROWS ? 1 : SAMPLE_ROWS / size
+    // an engine without table samples (ClickHouse here) reads the whole table: say so
+    if (dialectOf(ctx, scope).tableSample(fraction * 100) === '') fraction = 1
     for (;;) {
       const p = dialectOf(ctx, scope).params()
       const src = sourceOf(ctx, scope, ref, dataType, columns, p)
@@ -145,7 +143,7 @@ export async function propertyValues(ctx: DomainContext, scope: ProjectScope, qu
       const present = groups.filter((r) => r.v !== null && r.v !== undefined)
       return {
         ...answer,
-        values: present.slice(0, limit).map((r) => ({ value: shownValue(r.v, false) as string | number | boolean, count: r.n })),
+        values: present.slice(0, limit).map((r) => ({ value: shownValue(plannedValue(r.v, dataType === 'array<string>' ? 'string' : dataType), false) as string | number | boolean, count: r.n })),
         more: present.length > limit,
         rows: total,
         nulls: groups.find((r) => r.v === null || r.v === undefined)?.n ?? 0,

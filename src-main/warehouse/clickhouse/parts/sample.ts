@@ -19,4 +19,17 @@ export function duckdbHash(id: string): string {
 export const sample: SamplePart = {
   userSample: (factor, id) => (factor >= 1 ? '1' : `(${duckdbHash(id)} % 10000) < ${Math.round(factor * 10000)}`),
   tableSample: () => '',
+  // 18.16 has no window functions and no GROUPING SETS: the scope is read twice (every row: no sample
+  // to keep the same), the whole row counted apart and put under UNION ALL
+  valueCounts: (q) => `
+    SELECT v, whole, n, total FROM (
+      SELECT v, toUInt8(0) AS whole, count() AS n, toUInt64(0) AS total
+      FROM (SELECT ${q.spread} AS v FROM (SELECT ${q.value} AS x FROM ${q.from}))
+      GROUP BY v
+      UNION ALL
+      SELECT NULL, toUInt8(1), toUInt64(0), count() FROM ${q.from}
+    )
+    WHERE whole = 1 OR v IS NULL OR (1${q.match ? ` AND ${q.match}` : ''})
+    ORDER BY whole DESC, v IS NOT NULL, n DESC, v
+    LIMIT ${q.limit}`,
 }
