@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
 
 /*
  * The modes on more users than one bitmap chunk holds (4096 ids): the server's answer equals a
@@ -19,8 +19,6 @@ const CHANNELS = ['ads', 'seo', 'mail']
 const RANGE = { from: 5, to: 34 }
 const DURATION = 10
 
-let s: TestServer
-let p: { appKey: string; token: string }
 const people = new Map<string, Person>()
 let lastDay = 0
 
@@ -37,9 +35,8 @@ function random(seed: number): () => number {
 
 const dayText = (d: number) => new Date(T0 + d * DAY_MS).toISOString().slice(0, 10)
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'retcross', 'UTC')
+/** The events of every user (the same on every run), noting each user's starts and visit days in `people`. */
+function generate(): string[] {
   const rnd = random(20)
   const lines: string[] = []
   let second = 0
@@ -62,10 +59,9 @@ beforeAll(async () => {
     for (const st of person.starts) lastDay = Math.max(lastDay, st.day)
     people.set(who, person)
   }
-  const job = await importAndWait(s, p, { path: fixture('retcross.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-}, 120_000)
-afterAll(() => s.stop())
+  return lines
+}
+const lines = generate()
 
 type Mode = 'on' | 'onOrAfter'
 
@@ -92,28 +88,39 @@ function expected(mode: Mode, firstTime: boolean, byChannel: boolean): Map<strin
   return rows
 }
 
-async function answer(body: Record<string, unknown>): Promise<Map<string, [number, (number | null)[]]>> {
-  const res = await s.call('POST', '/uba/api/retentions/analyze', {
-    headers: p,
-    body: { firstEvent: { expression: 'event.signup' }, secondEvent: { expression: 'event.visit' }, crowds: ['$ALL'], fromDate: dayText(RANGE.from), toDate: dayText(RANGE.to), duration: DURATION, unit: 'DAY', ...body },
-  })
-  expect(res.status).toBe(200)
-  return new Map(res.body.rows.map((r: { byValue: string; totalPeople: number; retentionPeoples: (number | null)[] }) => [r.byValue, [r.totalPeople, r.retentionPeoples]]))
-}
+describe.each(ENGINES)('retention modes cross-checked, on %s', (engine) => {
+  const host = useEngine(engine)
+  let p: Project
 
-describe('retention modes on 5,000 users, against a per-user count', () => {
-  it.each([
-    ['on', false],
-    ['onOrAfter', false],
-    ['on', true],
-    ['onOrAfter', true],
-  ] as [Mode, boolean][])('%s, firstTime %s: by cohort, by channel (bitmaps) and by tags (per user)', async (mode, firstTime) => {
-    const options = { retentionMode: mode, firstTime }
-    const plain = expected(mode, firstTime, false)
-    expect(plain.get('$ALL')?.[0]).toBeGreaterThan(1000)
-    expect(await answer(options)).toEqual(plain)
-    const byChannel = expected(mode, firstTime, true)
-    expect(await answer({ ...options, byField: { expression: 'event.signup.channel' }, byFieldIndex: 1 })).toEqual(byChannel)
-    expect(await answer({ ...options, byField: { expression: 'event.signup.tags' }, byFieldIndex: 1 })).toEqual(byChannel)
+  beforeAll(async () => {
+    p = await host.project('retcross', 'UTC')
+    const job = await importAndWait(host.server, p, { path: fixture('retcross.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  }, 120_000)
+
+  async function answer(body: Record<string, unknown>): Promise<Map<string, [number, (number | null)[]]>> {
+    const res = await host.server.call('POST', '/uba/api/retentions/analyze', {
+      headers: p,
+      body: { firstEvent: { expression: 'event.signup' }, secondEvent: { expression: 'event.visit' }, crowds: ['$ALL'], fromDate: dayText(RANGE.from), toDate: dayText(RANGE.to), duration: DURATION, unit: 'DAY', ...body },
+    })
+    expect(res.status).toBe(200)
+    return new Map(res.body.rows.map((r: { byValue: string; totalPeople: number; retentionPeoples: (number | null)[] }) => [r.byValue, [r.totalPeople, r.retentionPeoples]]))
+  }
+
+  describe('retention modes on 5,000 users, against a per-user count', () => {
+    it.each([
+      ['on', false],
+      ['onOrAfter', false],
+      ['on', true],
+      ['onOrAfter', true],
+    ] as [Mode, boolean][])('%s, firstTime %s: by cohort, by channel (bitmaps) and by tags (per user)', async (mode, firstTime) => {
+      const options = { retentionMode: mode, firstTime }
+      const plain = expected(mode, firstTime, false)
+      expect(plain.get('$ALL')?.[0]).toBeGreaterThan(1000)
+      expect(await answer(options)).toEqual(plain)
+      const byChannel = expected(mode, firstTime, true)
+      expect(await answer({ ...options, byField: { expression: 'event.signup.channel' }, byFieldIndex: 1 })).toEqual(byChannel)
+      expect(await answer({ ...options, byField: { expression: 'event.signup.tags' }, byFieldIndex: 1 })).toEqual(byChannel)
+    })
   })
 })

@@ -19,7 +19,8 @@ const PARTIALS: Record<Aggregator, { partial: [string, string][]; total: string;
   MIN: { partial: [['min(v)', 'mn']], total: 'min(mn)' },
   // the sum per returning user who carried a value, as the event analysis does
   AVG_PER: { partial: [['sum(v)', 'sv'], ['count(v)', 'cv']], total: 'sum(sv) / nullIf(uniqExactIf(uid, cv > 0), 0)', cell: 'sum(sv) / nullIf(countIf(cv > 0), 0)' },
-  REMOVE_DUMPLICATE: { partial: [['groupUniqArrayIf(v, isNotNull(v))', 'vs']], total: 'length(groupUniqArrayArray(vs))' },
+  // a Float64 like the other measures: UNION ALL finds no common type for UInt64 and the NULL rows' Nullable(Float64) (error 386)
+  REMOVE_DUMPLICATE: { partial: [['groupUniqArrayIf(v, isNotNull(v))', 'vs']], total: 'toFloat64(length(groupUniqArrayArray(vs)))' },
 }
 
 export function measureCellsSql(scan: string, shape: RetentionShape, p: SqlParams, nulls: Record<'s' | 'd' | 'k' | 'm', string>): string {
