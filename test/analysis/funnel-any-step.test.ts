@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fixture, importAndWait, newProject } from '../helpers/ingest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { fixture, importAndWait } from '../helpers/ingest'
 import { setSetting } from '../../src-main/domain/platform/settings'
-import { startTestServer, type TestServer } from '../helpers/server'
-
-let s: TestServer
-let p: { appKey: string; token: string }
 
 const utc = (local: string) => Date.parse(`${local.replace(' ', 'T')}Z`)
 const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: utc(local), xcontext })
@@ -40,15 +37,6 @@ const lines = [
   rec('u5', 'cart', '2024-01-01 12:01:00'),
 ]
 
-beforeAll(async () => {
-  s = await startTestServer()
-  p = await newProject(s, 'hold', 'UTC')
-  const job = await importAndWait(s, p, { path: fixture('hold.jsonl', lines.join('\n')) })
-  if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
-})
-afterAll(() => s.stop())
-
-const analyze = (body: Record<string, unknown>, query = '') => s.call('POST', `/uba/api/funnels/analyze${query}`, { headers: p, body })
 const base = {
   crowds: ['$ALL'],
   fromDate: '2024-01-01',
@@ -60,7 +48,18 @@ const base = {
 const converted = (row: any) => row.stepsDetail.map((d: any) => d.convertedUser)
 const medians = (row: any) => row.medianConvertedTime.map((m: any) => m.median)
 
-describe('funnel broken down on any step (byStepIndex -1)', () => {
+describe.each(ENGINES)('funnel broken down on any step (byStepIndex -1), on %s', (engine) => {
+  const host = useEngine(engine)
+  let p: Project
+
+  beforeAll(async () => {
+    p = await host.project('hold', 'UTC')
+    const job = await importAndWait(host.server, p, { path: fixture('hold.jsonl', lines.join('\n')) })
+    if (job.state !== 'succeeded') throw new Error(JSON.stringify(job))
+  })
+
+  const analyze = (body: Record<string, unknown>, query = '') => host.server.call('POST', `/uba/api/funnels/analyze${query}`, { headers: p, body })
+
   it('counts a path under a value only through steps that carry that value', async () => {
     const res = await analyze({ ...base, byField: { expression: 'event.view.plat' }, byStepIndex: -1 })
     expect(res.status).toBe(200)
@@ -119,26 +118,26 @@ describe('funnel broken down on any step (byStepIndex -1)', () => {
   it('gives the same answer when the users are followed in parts', async () => {
     const body = { ...base, byField: { expression: 'event.view.plat' }, byStepIndex: -1 }
     const whole = await analyze(body)
-    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '3')
+    setSetting(host.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '3')
     try {
       const parted = await analyze(body, '?explain=true')
       expect(parted.body.sql.length).toBeGreaterThan(3)
       expect((await analyze(body)).body.rows).toEqual(whole.body.rows)
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
+      setSetting(host.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 
   it('holds each element of a list property: an event carries every value of its list', async () => {
     // l1: view [a, b], cart [a], pay [b] -> a: view, cart (depth 2); b: view, then no cart with b (depth 1)
-    const lists = await newProject(s, 'holdlist', 'UTC')
+    const lists = await host.project('holdlist', 'UTC')
     const data = [
       rec('l1', 'view', '2024-01-01 10:00:00', { labs: ['a', 'b'] }),
       rec('l1', 'cart', '2024-01-01 10:01:00', { labs: ['a'] }),
       rec('l1', 'pay', '2024-01-01 10:02:00', { labs: ['b'] }),
     ]
-    expect((await importAndWait(s, lists, { path: fixture('holdlist.jsonl', data.join('\n')) })).state).toBe('succeeded')
-    const res = await s.call('POST', '/uba/api/funnels/analyze', { headers: lists, body: { ...base, byField: { expression: 'event.view.labs' }, byStepIndex: -1 } })
+    expect((await importAndWait(host.server, lists, { path: fixture('holdlist.jsonl', data.join('\n')) })).state).toBe('succeeded')
+    const res = await host.server.call('POST', '/uba/api/funnels/analyze', { headers: lists, body: { ...base, byField: { expression: 'event.view.labs' }, byStepIndex: -1 } })
     expect(res.status).toBe(200)
     expect(res.body.byValues).toEqual([-1, 'a', 'b'])
     const [total, a, b] = res.body.rows

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { machineTimeZone } from '../../src-main/domain/platform/projects'
 import { setSetting } from '../../src-main/domain/platform/settings'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
+import { eventually } from '../helpers/server'
 
 /**
  * A funnel's compared range comes from the same pass over the events as the answer's when the days
@@ -9,7 +11,6 @@ import { eventually, startTestServer, type TestServer } from '../helpers/server'
  * sample (1,000 users, 14 days), for "previous" (ranges that meet) and "week" (ranges sharing days).
  */
 
-let s: TestServer
 const steps = ['view_product', 'add_to_cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` }))
 
 interface Row {
@@ -18,20 +19,6 @@ interface Row {
   medianConvertedTime: { median: (number | null)[] }[]
   previous: { stepsDetail: { convertedUser: (number | null)[] }[]; medianConvertedTime: { median: (number | null)[] }[] }
 }
-
-async function analyze(body: Record<string, unknown>): Promise<{ rows: Row[]; dateList: string[]; compare?: { fromDate: string; toDate: string }; timeToConvert?: { buckets: { users: number }[] } }> {
-  const res = await s.call('POST', '/uba/api/funnels/analyze', { headers: s.project, body: { crowds: ['$ALL'], steps, convertTime: 2, convertTimeUnit: 'DAY', useCache: false, ...body } })
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-  return res.body
-}
-
-beforeAll(async () => {
-  s = await startTestServer()
-  const started = await s.call('POST', '/uba/api/import/sample', { headers: s.project, body: { users: 1000, days: 14, seed: 7, endDate: '2024-06-30' } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: s.project })).body.state === 'succeeded', 60_000)
-})
-afterAll(() => s.stop())
 
 const options: [string, Record<string, unknown>][] = [
   ['no option', {}],
@@ -43,7 +30,24 @@ const options: [string, Record<string, unknown>][] = [
   ['time to convert', { timeToConvert: true }],
 ]
 
-describe('a funnel compared in one pass equals the same funnel over the earlier range', () => {
+describe.each(ENGINES)('a funnel compared in one pass equals the same funnel over the earlier range, on %s', (engine) => {
+  const host = useEngine(engine)
+  // the server's default project (made in the machine's zone) becomes a project on the block's engine
+  let p: Project
+
+  async function analyze(body: Record<string, unknown>): Promise<{ rows: Row[]; dateList: string[]; compare?: { fromDate: string; toDate: string }; timeToConvert?: { buckets: { users: number }[] } }> {
+    const res = await host.server.call('POST', '/uba/api/funnels/analyze', { headers: p, body: { crowds: ['$ALL'], steps, convertTime: 2, convertTimeUnit: 'DAY', useCache: false, ...body } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body
+  }
+
+  beforeAll(async () => {
+    p = await host.project('compare', machineTimeZone())
+    const started = await host.server.call('POST', '/uba/api/import/sample', { headers: p, body: { users: 1000, days: 14, seed: 7, endDate: '2024-06-30' } })
+    expect(started.status).toBe(200)
+    await eventually(async () => (await host.server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: p })).body.state === 'succeeded', 60_000)
+  })
+
   for (const [mode, range] of [
     ['previous', { fromDate: '2024-06-24', toDate: '2024-06-30' }],
     ['week', { fromDate: '2024-06-20', toDate: '2024-06-30' }],
@@ -73,11 +77,11 @@ describe('a funnel compared in one pass equals the same funnel over the earlier 
   it('with the users followed in many parts', async () => {
     const range = { fromDate: '2024-06-20', toDate: '2024-06-30', byField: { expression: 'event.view_product.$platform' } }
     const whole = await analyze({ ...range, compare: 'week' })
-    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '500')
+    setSetting(host.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '500')
     try {
       expect((await analyze({ ...range, compare: 'week' })).rows).toEqual(whole.rows)
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
+      setSetting(host.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 })
