@@ -49,8 +49,8 @@ const sequenceModule: AnalysisModule<SequenceRequest, { rows: SequenceRow[] }> =
     const user = await findUser((sql, p) => env.query(sql, p), env.dialect, req.user)
     const p = env.params()
     const time = (xwhen: string) => env.dialect.formatSlashed(xwhen)
-    const rows = await env.query(sequenceSql(user.distinctId, req, env, p, time, req.limit), p)
     const types = eventPropertyTypes(env.ctx.meta, env.scope.appKey)
+    const rows = await env.query(sequenceSql(user.distinctId, req, env, p, time, req.limit, types), p)
     return {
       rows: rows.map((r) => {
         const row = sequenceRow(r, req.masked, types)

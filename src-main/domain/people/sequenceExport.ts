@@ -52,7 +52,7 @@ export async function* exportSequence(
     }
     const nowLocal = dialectOf(ctx, scope).localNow(currentTime())
     properties = [...columns.event]
-    sql = sequenceSql(found.distinctId, fields, { dialect: dialectOf(ctx, scope), columns, nowLocal }, p, format === 'csv' ? (xwhen) => dialectOf(ctx, scope).exportStamp(xwhen) : (xwhen) => dialectOf(ctx, scope).epochMillis(xwhen))
+    sql = sequenceSql(found.distinctId, fields, { dialect: dialectOf(ctx, scope), columns, nowLocal }, p, format === 'csv' ? (xwhen) => dialectOf(ctx, scope).exportStamp(xwhen) : (xwhen) => dialectOf(ctx, scope).epochMillis(xwhen), undefined, types)
   } catch (err) {
     session.close()
     throw err

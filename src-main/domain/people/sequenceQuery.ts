@@ -24,6 +24,8 @@ export interface SequenceFields {
 /** Output columns that are not properties; property ids never start with '#'. */
 const EVENT_KEY = '#event'
 const TIME_KEY = '#time'
+/** Beside each list column, its engine's test of a missing list: ClickHouse keeps no NULL list (a missing one is []). */
+const MISSING_KEY = '#missing:'
 
 /**
  * fromDate, toDate and events. `events` are event ids of the plan (else 400 naming `events[i]`):
@@ -58,10 +60,13 @@ export function sequenceSql(
   p: SqlParams,
   time: (xwhen: string) => string,
   limit?: number,
+  types?: Map<string, string>,
 ): string {
   const profile = fields.events?.some((ref) => ref.members.some((m) => needsProfile(m.filter))) ?? false
+  const lists = [...scope.columns.event].filter((id) => types?.get(id) === 'array<string>')
+  const missing = lists.map((id) => `, ${scope.dialect.listMissing(`e.${scope.dialect.ident(id)}`, true)} AS "${MISSING_KEY}${id}"`).join('')
   const match = fields.events ? `(${fields.events.map((ref) => eventSql(ref, scope, p)).join(' OR ')})` : scope.dialect.truth(true)
-  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', [...EVENT_BASE_COLUMNS], [...EVENT_BASE_COLUMNS, ...scope.columns.event])}
+  return `SELECT e.xwhat AS "${EVENT_KEY}", ${time('e.xwhen')} AS "${TIME_KEY}", ${scope.dialect.allColumnsBut('e', [...EVENT_BASE_COLUMNS], [...EVENT_BASE_COLUMNS, ...scope.columns.event])}${missing}
     FROM event_vd e ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}
     WHERE e.distinct_id = ${p.add(distinctId)}
       AND e.ds BETWEEN ${p.add(dsOf(fields.fromDate))} AND ${p.add(dsOf(fields.toDate))}
@@ -74,7 +79,8 @@ export function sequenceSql(
 export function sequenceRow(row: Record<string, unknown>, masked: Set<string>, types?: Map<string, string>): { eventId: string; time: unknown; properties: Record<string, unknown> } {
   const properties: Record<string, unknown> = {}
   for (const key in row) {
-    if (key === EVENT_KEY || key === TIME_KEY || row[key] === null || row[key] === undefined) continue
+    if (key === EVENT_KEY || key === TIME_KEY || key.startsWith(MISSING_KEY) || row[key] === null || row[key] === undefined) continue
+    if (row[MISSING_KEY + key]) continue
     properties[key] = shownValue(plannedValue(row[key], types?.get(key)), masked.has(key))
   }
   return { eventId: String(row[EVENT_KEY]), time: row[TIME_KEY], properties }
