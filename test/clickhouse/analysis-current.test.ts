@@ -3,9 +3,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { twinProjects, type Twins } from '../helpers/twinProjects'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { useTwins } from '../helpers/twinProjects'
 import { USER_LINES, ZONE } from './userpropsFixture'
 
 /**
@@ -47,16 +46,11 @@ function canonical(rows: unknown[][]): string[] {
 }
 
 describe.skipIf(!CHDB || !clickhouseAvailable())('analysis statements on current ClickHouse (chDB) and 18.16: the same answers', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('cur', ZONE, USER_LINES)
   let session: ChdbSession
   let dir: string
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    twins = await twinProjects(s, ch, 'cur', ZONE, USER_LINES)
     const database = `uba_${twins.house.appKey}`
     const { Session } = createRequire(join(CHDB!, 'node_modules', 'x.js'))('chdb') as { Session: new (path: string) => ChdbSession }
     dir = mkdtempSync(join(tmpdir(), 'uba-desk-chdb-'))
@@ -64,7 +58,7 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('analysis statements on current
     session.query(`CREATE DATABASE ${database}`)
     session.query(`USE ${database}`)
     const http = async (sql: string) => {
-      const res = await fetch(`${ch.url}/?database=${database}`, { method: 'POST', body: sql })
+      const res = await fetch(`${twins.clickhouse.url}/?database=${database}`, { method: 'POST', body: sql })
       const text = await res.text()
       if (!res.ok) throw new Error(text)
       return text
@@ -80,17 +74,15 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('analysis statements on current
   afterAll(async () => {
     session?.cleanup?.()
     if (dir) rmSync(dir, { recursive: true, force: true })
-    await s?.stop()
-    await ch?.stop()
   })
 
   for (const [i, [analysis, body]] of REQUESTS.entries()) {
     it(`${analysis} #${i}: every statement runs on both, the last answers alike`, async () => {
-      const res = await s.call('POST', `/uba/api/${analysis}/analyze?explain=true`, { headers: twins.house, body })
+      const res = await twins.server.call('POST', `/uba/api/${analysis}/analyze?explain=true`, { headers: twins.house, body })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const statements = (res.body.sql as { sql: string }[]).map((x) => x.sql)
       const last = statements[statements.length - 1]
-      const old = await s.app.ctx.warehouse.withConnection(twins.house.appKey, ZONE, async (w) => {
+      const old = await twins.server.app.ctx.warehouse.withConnection(twins.house.appKey, ZONE, async (w) => {
         for (const sql of statements.slice(0, -1)) await w.run(sql)
         const rows = await w.rows(last)
         await w.dropTemporary()

@@ -1,9 +1,7 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { setSetting } from '../../src-main/domain/platform/settings'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
 
 /**
  * The funnel on a ClickHouse project gives DuckDB's numbers: the same hand-made events in both
@@ -60,23 +58,13 @@ const base = {
 const counts = (row: { stepsDetail: { convertedUser: number[] }[] }) => row.stepsDetail.map((s) => s.convertedUser)
 
 describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('fun', ZONE, lines)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'warn' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'fun', ZONE, lines)
     expect(twins.copied?.event_vd).toBe(lines.length)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
-  const funnel = (body: Record<string, unknown>) => askBoth(s, twins, 'POST', '/uba/api/funnels/analyze', { ...base, ...body })
+  const funnel = (body: Record<string, unknown>) => askBoth(twins.server, twins, 'POST', '/uba/api/funnels/analyze', { ...base, ...body })
 
   it('counts each user at their deepest step per local entry day: a tie at one ms, the window\'s last ms, a Shanghai day that is another UTC day', async () => {
     for (const answer of await funnel({})) {
@@ -164,7 +152,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
   })
 
   it('gives the same answer followed in parts of the users, each part with a label dictionary of its own', async () => {
-    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
+    setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
     try {
       for (const answer of await funnel({ byField: { expression: 'event.view.src' } })) {
         expect(answer.byValues).toEqual([-1, 'ad', 'unknown', 'seo'])
@@ -176,7 +164,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
         ])
       }
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
+      setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 
@@ -186,7 +174,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
 
   /** The users listed for a cell (by xwho), and the count the list says. */
   const listed = async (body: Record<string, unknown>, cell: Record<string, unknown>) =>
-    (await askBoth(s, twins, 'POST', '/uba/api/funnels/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
+    (await askBoth(twins.server, twins, 'POST', '/uba/api/funnels/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
       expect(page.count).toBe(page.users.length)
       return page.users.map((u: { xwho: string }) => u.xwho).sort()
     })

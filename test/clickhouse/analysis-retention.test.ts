@@ -1,8 +1,6 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
 
 /**
  * Retention on a ClickHouse project gives DuckDB's numbers: the same hand-made events in both
@@ -51,24 +49,13 @@ const table = (rows: Row[]) => rows.map((r) => [r.byValue, r.totalPeople, r.rete
 const day = (d: string) => `2024/01/0${d} 00:00:00`
 
 describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('ret', ZONE, lines)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    // UBA_TEST_LOG=<file>: the server's warnings (a 503's ClickHouse message) written there
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'warn' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'ret', ZONE, lines)
     expect(twins.copied?.event_vd).toBe(lines.length)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
-  const retention = async (body: Record<string, unknown>) => (await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...base, ...body })).map((a) => table(a.rows))
+  const retention = async (body: Record<string, unknown>) => (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...base, ...body })).map((a) => table(a.rows))
 
   it('counts who came back on each local day: +0 at the same ms, a Shanghai day that is another UTC day, a cell of nobody, a cell not observed yet', async () => {
     for (const rows of await retention({})) {
@@ -159,7 +146,7 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
 
   /** The users listed for a cell (by xwho); the list's count must be its length. */
   const listed = async (body: Record<string, unknown>, cell: Record<string, unknown>) =>
-    (await askBoth(s, twins, 'POST', '/uba/api/retentions/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
+    (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
       expect(page.count).toBe(page.users.length)
       return page.users.map((u: { xwho: string }) => u.xwho).sort()
     })
@@ -185,7 +172,7 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
 
   it('measures the returning buys: their amount summed, and per returning user', async () => {
     const measures = async (aggregator: string) =>
-      (await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...base, measures: [{ expression: 'event.buy.amount', aggregator }] })).map((a) => a.rows.map((r: { measures: unknown }) => r.measures))
+      (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...base, measures: [{ expression: 'event.buy.amount', aggregator }] })).map((a) => a.rows.map((r: { measures: unknown }) => r.measures))
     // pairs: 01-01 +0 r2 10, +1 r1 5; 01-02 +2 r2 20; 01-03 +0 r4 7
     for (const rows of await measures('SUM')) expect(rows).toEqual([[17, 5, 20], [10, 5, 0], [0, 0, 20], [7, 0, null]])
     for (const rows of await measures('AVG_PER')) expect(rows).toEqual([[8.5, 5, 20], [10, 5, null], [null, null, 20], [7, null, null]])
