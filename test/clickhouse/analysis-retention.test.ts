@@ -1,38 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseAvailable } from '../helpers/clickhouse'
 import { askBoth, useTwins } from '../helpers/twinProjects'
+import { RETENTION_LINES as lines, ZONE } from './pathsFixture'
 
 /**
  * Retention on a ClickHouse project gives DuckDB's numbers: the same hand-made events in both
  * projects (`twinProjects`), the same requests, the same hand-computed answers.
- *
- * Shanghai local times (UTC+8); initial event login, return event buy, DAY, 2024-01-01..03, duration 2:
- * r1 login 01-01 09:00 (ch web); buy 01-02 00:10 (ch web, amount 5; UTC still 01-01) -> from 01-01 at +1
- * r2 login 01-01 23:59 (ch app), buy at the same ms (no ch, amount 10); login 01-02 10:00 (ch web);
- *    buy 01-04 10:00 (no ch, amount 20)                                                         -> from 01-01 at +0; from 01-02 at +2
- * r3 login 01-02 08:00 (ch app)                                                        -> never back
- * r4 login 2023-12-31 10:00 (its first ever); login 01-03 10:00 (ch web); buy 11:00 (ch app, amount 7) -> from 01-03 at +0
- * r5 buy 01-02 10:00                                                                   -> no login: in no cohort
- * The data ends 01-04: 01-03's +2 (01-05) is not observed yet (null).
+ * The events are pathsFixture.ts's.
  */
-
-const ZONE = 'Asia/Shanghai'
-const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}+08:00`)
-const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
-
-const lines = [
-  rec('r1', 'login', '2024-01-01 09:00:00', { ch: 'web' }),
-  rec('r1', 'buy', '2024-01-02 00:10:00', { ch: 'web', amount: 5 }),
-  rec('r2', 'login', '2024-01-01 23:59:00', { ch: 'app' }),
-  rec('r2', 'buy', '2024-01-01 23:59:00', { amount: 10 }),
-  rec('r2', 'login', '2024-01-02 10:00:00', { ch: 'web' }),
-  rec('r2', 'buy', '2024-01-04 10:00:00', { amount: 20 }),
-  rec('r3', 'login', '2024-01-02 08:00:00', { ch: 'app' }),
-  rec('r4', 'login', '2023-12-31 10:00:00'),
-  rec('r4', 'login', '2024-01-03 10:00:00', { ch: 'web' }),
-  rec('r4', 'buy', '2024-01-03 11:00:00', { ch: 'app', amount: 7 }),
-  rec('r5', 'buy', '2024-01-02 10:00:00'),
-]
 
 const base = {
   crowds: ['$ALL'],
