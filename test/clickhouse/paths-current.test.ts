@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, it } from 'vitest'
 import { setSetting } from '../../src-main/domain/platform/settings'
-import { canonical, CHDB, onBothVersions, openChdb, warnWithoutChdb, type Chdb } from '../helpers/chdb'
+import { CHDB, useCurrentVersion, warnWithoutChdb } from '../helpers/chdb'
 import { clickhouseAvailable } from '../helpers/clickhouse'
 import { useTwins } from '../helpers/twinProjects'
 import { FUNNEL_LINES, RETENTION_LINES, ZONE } from './pathsFixture'
@@ -17,7 +17,6 @@ import { USER_LINES } from './userpropsFixture'
  */
 warnWithoutChdb('ClickHouse current-version funnel and retention statements')
 
-const TABLES = ['event_vd', 'profile_vd', 'user_ids', 'user_aliases']
 const range = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03' }
 const funnel = { ...range, steps: [{ expression: 'event.view' }, { expression: 'event.cart' }, { expression: 'event.pay' }], convertTime: 1, convertTimeUnit: 'DAY' }
 const retention = { ...range, unit: 'DAY', duration: 2, firstEvent: { expression: 'event.login' }, secondEvent: { expression: 'event.buy' } }
@@ -59,27 +58,14 @@ const REQUESTS: [string, string, Record<string, unknown>][] = [
 
 describe.skipIf(!CHDB || !clickhouseAvailable())('funnel and retention statements on current ClickHouse (chDB) and 18.16: the same answers', () => {
   const twins = useTwins('paths', ZONE, [...FUNNEL_LINES, ...RETENTION_LINES, ...USER_LINES])
-  let chdb: Chdb
+  const current = useCurrentVersion(twins)
 
-  beforeAll(async () => {
-    chdb = openChdb()
-    await chdb.copy(twins.clickhouse.url, `uba_${twins.house.appKey}`, TABLES)
-  }, 180_000)
-
-  afterAll(() => chdb?.close())
-
-  const same = async (analysis: string, body: Record<string, unknown>) => {
-    const { old, current } = await onBothVersions(twins, chdb, `/uba/api/${analysis}/analyze`, body)
-    expect(old.length).toBeGreaterThan(0)
-    expect(canonical(current)).toEqual(canonical(old))
-  }
-
-  for (const [analysis, name, body] of REQUESTS) it(`${analysis}: ${name}`, () => same(analysis, body))
+  for (const [analysis, name, body] of REQUESTS) it(`${analysis}: ${name}`, () => current.expectSame(analysis, body))
 
   it('funnels: the events read in parts (a small eventsPerPart)', async () => {
     setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
     try {
-      await same('funnels', { ...funnel, byField: { expression: 'event.view.src' } })
+      await current.expectSame('funnels', { ...funnel, byField: { expression: 'event.view.src' } })
     } finally {
       setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }

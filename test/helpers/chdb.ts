@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, beforeAll, expect } from 'vitest'
 import type { TwinsHost } from './twinProjects'
 
 /**
@@ -62,7 +63,7 @@ export function openChdb(): Chdb {
  * on chDB in order (the chDB session holds a copy of the twin's tables); resolves to both answers
  * to the last statement. The temporary tables made on the way are dropped on both.
  */
-export async function onBothVersions(twins: TwinsHost, chdb: Chdb, path: string, body: unknown): Promise<{ old: unknown[][]; current: unknown[][]; statements: string[] }> {
+async function onBothVersions(twins: TwinsHost, chdb: Chdb, path: string, body: unknown): Promise<{ old: unknown[][]; current: unknown[][]; statements: string[] }> {
   const res = await twins.server.call('POST', `${path}?explain=true`, { headers: twins.house, body })
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`)
   const statements = (res.body.sql as { sql: string }[]).map((x) => x.sql)
@@ -89,7 +90,39 @@ export async function onBothVersions(twins: TwinsHost, chdb: Chdb, path: string,
 }
 
 /** Rows as comparable text: 64-bit integers as numbers, numbers rounded, in a fixed order. */
-export function canonical(rows: unknown[][]): string[] {
+function canonical(rows: unknown[][]): string[] {
   const cell = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Math.round(v * 1e6) / 1e6 : Array.isArray(v) ? v.map(cell) : v)
   return rows.map((r) => JSON.stringify(r.map(cell))).sort()
+}
+
+/** The tables of a project's events and users, as the current-version tests copy them. */
+const TABLES = ['event_vd', 'profile_vd', 'user_ids', 'user_aliases']
+
+export interface CurrentVersion {
+  /** An analysis request (`/uba/api/<analysis>/analyze`): every statement it sent 18.16 runs on chDB, and the last answers alike (and not empty). */
+  expectSame(analysis: string, body: unknown): Promise<void>
+}
+
+/**
+ * For the enclosing describe block, after `useTwins`: a chDB session holding a copy of the
+ * ClickHouse twin's tables, closed after the block.
+ */
+export function useCurrentVersion(twins: TwinsHost): CurrentVersion {
+  let chdb: Chdb | undefined
+  beforeAll(async () => {
+    chdb = openChdb()
+    await chdb.copy(twins.clickhouse.url, `uba_${twins.house.appKey}`, TABLES)
+  }, 180_000)
+  afterAll(() => chdb?.close())
+  const opened = (): Chdb => {
+    if (!chdb) throw new Error('useCurrentVersion: chDB opens in beforeAll; read it inside a hook or a test')
+    return chdb
+  }
+  return {
+    async expectSame(analysis, body) {
+      const { old, current } = await onBothVersions(twins, opened(), `/uba/api/${analysis}/analyze`, body)
+      expect(old.length).toBeGreaterThan(0)
+      expect(canonical(current)).toEqual(canonical(old))
+    },
+  }
 }
