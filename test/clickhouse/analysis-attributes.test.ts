@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, twinProjects, type Twins, useTwins } from '../helpers/twinProjects'
 
 /**
  * The user attribute analysis (users of profile_vd counted by their properties) on ClickHouse
@@ -29,26 +28,16 @@ const LINES = [
 ]
 
 describe.skipIf(!clickhouseAvailable())('user attribute analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('ua', ZONE, LINES)
   let empty: Twins
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    twins = await twinProjects(s, ch, 'ua', ZONE, LINES)
     expect(twins.copied).toMatchObject({ profile_vd: 4, user_aliases: 1 })
-    empty = await twinProjects(s, ch, 'none', ZONE, [])
+    empty = await twinProjects(twins.server, twins.clickhouse, 'none', ZONE, [])
   }, 120_000)
 
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
-
   const users = { aggregator: 'USER_COUNT' }
-  const ask = async (body: Record<string, unknown>, on: Twins = twins) => (await askBoth(s, on, 'POST', '/uba/api/userAttributes/analyze', { crowds: ['$ALL'], ...body })).map((b) => b.rows)
+  const ask = async (body: Record<string, unknown>, on: Twins = twins) => (await askBoth(twins.server, on, 'POST', '/uba/api/userAttributes/analyze', { crowds: ['$ALL'], ...body })).map((b) => b.rows)
   const where = (...conditions: Record<string, unknown>[]) => ({ conditions, relation: 'AND' })
 
   it('counts the users with a profile (a merged user once), and breaks them down by text (a missing value is unknown)', async () => {

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { CHDB, openChdb } from '../helpers/chdb'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
 
 /**
  * A campaign's conversion analysis (spec 4.9) on a ClickHouse project gives DuckDB's numbers: the
@@ -13,8 +9,6 @@ import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
  * requests, the same hand-computed answers.
  */
 
-/** A folder with chdb installed (current ClickHouse in-process; not a dependency): the statements also run there. */
-const CHDB = process.env.UBA_CHDB
 const ZONE = 'Asia/Shanghai'
 /** Local Shanghai time (UTC+8) as epoch ms. */
 const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}:00+08:00`)
@@ -55,31 +49,21 @@ const CAMPAIGNS = [
 ]
 
 describe.skipIf(!clickhouseAvailable())('campaign conversion analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('utm', ZONE, LINES)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    twins = await twinProjects(s, ch, 'utm', ZONE, LINES)
     expect(twins.copied).toMatchObject({ event_vd: 16, profile_vd: 1 })
     // campaigns live in the metadata: the same ones, numbered 1, 2, 3, in both projects
     for (const p of [twins.duck, twins.house]) {
       for (const [i, body] of CAMPAIGNS.entries()) {
-        const made = await s.call('POST', '/svc/uba/api/operations/utm', { headers: p, body })
+        const made = await twins.server.call('POST', '/svc/uba/api/operations/utm', { headers: p, body })
         expect(made.body).toEqual({ success: 0, campaignId: i + 1 })
       }
     }
   }, 120_000)
 
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
-
   const range = { fromDate: '2024-03-01', toDate: '2024-03-03' }
-  const analyse = (id: number, body: Record<string, unknown>) => askBoth(s, twins, 'POST', `/svc/uba/api/operations/utm/analysis/${id}`, body)
+  const analyse = (id: number, body: Record<string, unknown>) => askBoth(twins.server, twins, 'POST', `/svc/uba/api/operations/utm/analysis/${id}`, body)
   const result = (expression: string, aggregator: string, convertedUsers: number, conversionRate: number | null, value: number | null) => ({ expression, aggregator, convertedUsers, conversionRate, value })
   const pay = (aggregator: string) => ({ expression: 'event.pay', aggregator })
   const amount = (aggregator: string) => ({ expression: 'event.pay.amount', aggregator })
@@ -154,30 +138,21 @@ describe.skipIf(!clickhouseAvailable())('campaign conversion analysis on ClickHo
 
   // opt-in like analysis-current.test.ts: the statement 18.16 ran, run on a copy of its tables in chDB (26.x)
   it.skipIf(!CHDB)('runs the same statements on current ClickHouse (chDB) with the same answers', async () => {
-    const database = `uba_${twins.house.appKey}`
-    const { Session } = createRequire(join(CHDB!, 'node_modules', 'x.js'))('chdb') as { Session: new (path: string) => { query(sql: string, format?: string): string } }
-    const dir = mkdtempSync(join(tmpdir(), 'uba-desk-chdb-'))
+    const chdb = openChdb()
     try {
-      const session = new Session(dir)
-      session.query(`CREATE DATABASE ${database}`)
-      session.query(`USE ${database}`)
-      const http = async (sql: string) => (await fetch(`${ch.url}/?database=${database}`, { method: 'POST', body: sql })).text()
-      for (const table of ['event_vd', 'profile_vd']) {
-        session.query((await http(`SHOW CREATE TABLE ${table} FORMAT TSVRaw`)).trim().replace(/\\n/g, '\n'))
-        session.query(`INSERT INTO ${table} VALUES ${(await http(`SELECT * FROM ${table} FORMAT Values`)).trim()}`)
-      }
+      await chdb.copy(twins.clickhouse.url, `uba_${twins.house.appKey}`, ['event_vd', 'profile_vd'])
       const gold = { conditions: [{ expression: 'user.tier', function: 'EQ', params: ['gold'] }], relation: 'AND' }
       const requests: [number, Record<string, unknown>][] = [
         [1, { ...range, convertMeasures: [pay('AVG_COUNT'), amount('SUM'), amount('AVG'), amount('AVG_PER'), amount('REMOVE_DUMPLICATE'), { ...pay('TOTAL_COUNT'), filter: gold }] }],
         [3, { ...range, convertMeasures: [pay('TRIGGER_USER_COUNT'), amount('MAX')] }],
       ]
       for (const [id, body] of requests) {
-        const res = await s.call('POST', `/svc/uba/api/operations/utm/analysis/${id}?explain=true`, { headers: twins.house, body })
+        const res = await twins.server.call('POST', `/svc/uba/api/operations/utm/analysis/${id}?explain=true`, { headers: twins.house, body })
         expect(res.status, JSON.stringify(res.body)).toBe(200)
         const [{ sql, params }] = res.body.sql as { sql: string; params: unknown[] }[]
         expect(params ?? []).toEqual([])
-        const old = await s.app.ctx.warehouse.withConnection(twins.house.appKey, ZONE, (w) => w.rows(sql))
-        const current = JSON.parse(session.query(`${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, 'JSONCompact')).data
+        const old = await twins.server.app.ctx.warehouse.withConnection(twins.house.appKey, ZONE, (w) => w.rows(sql))
+        const current = chdb.rows(sql)
         const cell = (v: unknown) => (v === null ? null : Math.round(Number(v) * 1e6) / 1e6)
         // one row: the arrived users (5 and 0), then each measure's users and value
         expect(old).toHaveLength(1)
@@ -185,7 +160,7 @@ describe.skipIf(!clickhouseAvailable())('campaign conversion analysis on ClickHo
         expect(current.map((r: unknown[]) => r.map(cell))).toEqual(old.map((r) => r.map(cell)))
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      chdb.close()
     }
   })
 })

@@ -1,9 +1,7 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
 import { startCutProxy } from '../helpers/cutProxy'
-import { twinProjects } from '../helpers/twinProjects'
+import { twinProjects, useTwins } from '../helpers/twinProjects'
 
 /**
  * The event analysis on a ClickHouse project gives the numbers it gives on DuckDB: the same
@@ -30,29 +28,16 @@ const LINES = [
 ]
 
 describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let duck: { appKey: string; token: string }
-  let house: { appKey: string; token: string }
+  const twins = useTwins('ev', ZONE, LINES)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    // UBA_TEST_LOG=<file>: the server's errors (a 500's ClickHouse message) written there
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    const twins = await twinProjects(s, ch, 'ev', ZONE, LINES)
-    ;({ duck, house } = twins)
     expect(twins.copied).toEqual({ event_vd: 8, profile_vd: 1, user_ids: 3, user_aliases: 0 })
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
   const both = async (body: Record<string, unknown>) => {
     const answers = []
-    for (const p of [duck, house]) {
-      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body })
+    for (const p of [twins.duck, twins.house]) {
+      const res = await twins.server.call('POST', '/uba/api/events/analyze', { headers: p, body })
       expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
       answers.push(res.body.rows)
     }
@@ -131,8 +116,8 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
 
   const distributions = async (body: Record<string, unknown>) => {
     const answers = []
-    for (const p of [duck, house]) {
-      const res = await s.call('POST', '/uba/api/distributions/analyze', { headers: p, body })
+    for (const p of [twins.duck, twins.house]) {
+      const res = await twins.server.call('POST', '/uba/api/distributions/analyze', { headers: p, body })
       expect(res.status, `${p.appKey}: ${JSON.stringify(res.body)}`).toBe(200)
       answers.push({ series: res.body.series, rows: res.body.rows })
     }
@@ -185,11 +170,11 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
   })
 
   it('answers 503, never a 500, when the ClickHouse server stops answering in the middle of a request, or refuses it', async () => {
-    const proxy = await startCutProxy(ch.url)
+    const proxy = await startCutProxy(twins.clickhouse.url)
     try {
-      const cut = await twinProjects(s, { ...ch, url: proxy.url }, 'evcut', ZONE, LINES)
+      const cut = await twinProjects(twins.server, { ...twins.clickhouse, url: proxy.url }, 'evcut', ZONE, LINES)
       const body = { ...base, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }
-      const ask = () => s.call('POST', '/uba/api/events/analyze', { headers: cut.house, body })
+      const ask = () => twins.server.call('POST', '/uba/api/events/analyze', { headers: cut.house, body })
       const answered = { status: 200, body: { rows: [{ byValue: [], sum: [4], values: [[1, 2, 1]] }] } }
       expect(await ask()).toMatchObject(answered)
       for (const mode of ['drop-request', 'cut-answer'] as const) {
@@ -203,7 +188,7 @@ describe.skipIf(!clickhouseAvailable())('event analysis on ClickHouse and DuckDB
         expect(await ask()).toMatchObject(answered)
       }
       // a statement the server refuses (here: the table was dropped behind the app's back) is a 503 naming the engine
-      const dropped = await fetch(`${ch.url}/?query=${encodeURIComponent(`DROP TABLE uba_${cut.house.appKey}.event_vd`)}`, { method: 'POST' })
+      const dropped = await fetch(`${twins.clickhouse.url}/?query=${encodeURIComponent(`DROP TABLE uba_${cut.house.appKey}.event_vd`)}`, { method: 'POST' })
       expect(dropped.status).toBe(200)
       const refused = await ask()
       expect(refused.status).toBe(503)

@@ -1,51 +1,14 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { setSetting } from '../../src-main/domain/platform/settings'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
+import { FUNNEL_LINES as lines, ZONE } from './pathsFixture'
 
 /**
  * The funnel on a ClickHouse project gives DuckDB's numbers: the same hand-made events in both
  * projects (`twinProjects`), the same requests, the same hand-computed answers, every option.
- *
- * Shanghai local times (UTC+8); funnel view -> cart -> pay, window 1 DAY, range 2024-01-01..03:
- * u1 view 01-01 10:00 (src ad, plan A, tags p q), cart 10:05 (plan A), pay 10:10 (plan B)  -> 3 (300 s, 300 s)
- * u2 view 01-02 00:30 (src seo; UTC still 01-01), cart and leave at the same ms    -> 3? no pay: 2 (0 s), entry day 01-02
- * u3 view 01-01 12:00 (src ad, tags p), share 12:30, cart 13:00, pay 01-02 12:00:00.000   -> 3 (3600 s, 82800 s): the window's last ms
- * u4 view 01-01 12:00 (src ad), cart 13:00, pay 01-02 12:00:00.001               -> 2 (3600 s): one ms too late
- * u5 view 01-03 09:00, leave 09:01, cart 09:02                                     -> 2 (120 s)
- * u6 cart 01-01 08:00, view 09:00                                                  -> 1 (in any order 2)
- * u7 view 2023-12-31 23:00, cart 2024-01-01 01:00                                  -> not in the range; the previous range's 12-31: 2 (7200 s)
- * share and leave are no step.
+ * The events are pathsFixture.ts's.
  */
-
-const ZONE = 'Asia/Shanghai'
-const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}+08:00`)
-const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
-
-const lines = [
-  rec('u1', 'view', '2024-01-01 10:00:00', { src: 'ad', plan: 'A', tags: ['p', 'q'] }),
-  rec('u1', 'cart', '2024-01-01 10:05:00', { plan: 'A' }),
-  rec('u1', 'pay', '2024-01-01 10:10:00', { plan: 'B' }),
-  rec('u2', 'view', '2024-01-02 00:30:00', { src: 'seo' }),
-  rec('u2', 'cart', '2024-01-02 00:30:00'),
-  rec('u2', 'leave', '2024-01-02 00:30:00'),
-  rec('u3', 'view', '2024-01-01 12:00:00', { src: 'ad', tags: ['p'] }),
-  rec('u3', 'share', '2024-01-01 12:30:00'),
-  rec('u3', 'cart', '2024-01-01 13:00:00'),
-  rec('u3', 'pay', '2024-01-02 12:00:00.000'),
-  rec('u4', 'view', '2024-01-01 12:00:00', { src: 'ad' }),
-  rec('u4', 'cart', '2024-01-01 13:00:00'),
-  rec('u4', 'pay', '2024-01-02 12:00:00.001'),
-  rec('u5', 'view', '2024-01-03 09:00:00'),
-  rec('u5', 'leave', '2024-01-03 09:01:00'),
-  rec('u5', 'cart', '2024-01-03 09:02:00'),
-  rec('u6', 'cart', '2024-01-01 08:00:00'),
-  rec('u6', 'view', '2024-01-01 09:00:00'),
-  rec('u7', 'view', '2023-12-31 23:00:00'),
-  rec('u7', 'cart', '2024-01-01 01:00:00'),
-]
 
 const base = {
   crowds: ['$ALL'],
@@ -60,23 +23,13 @@ const base = {
 const counts = (row: { stepsDetail: { convertedUser: number[] }[] }) => row.stepsDetail.map((s) => s.convertedUser)
 
 describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('fun', ZONE, lines)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'warn' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'fun', ZONE, lines)
     expect(twins.copied?.event_vd).toBe(lines.length)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
-  const funnel = (body: Record<string, unknown>) => askBoth(s, twins, 'POST', '/uba/api/funnels/analyze', { ...base, ...body })
+  const funnel = (body: Record<string, unknown>) => askBoth(twins.server, twins, 'POST', '/uba/api/funnels/analyze', { ...base, ...body })
 
   it('counts each user at their deepest step per local entry day: a tie at one ms, the window\'s last ms, a Shanghai day that is another UTC day', async () => {
     for (const answer of await funnel({})) {
@@ -164,7 +117,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
   })
 
   it('gives the same answer followed in parts of the users, each part with a label dictionary of its own', async () => {
-    setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
+    setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '4')
     try {
       for (const answer of await funnel({ byField: { expression: 'event.view.src' } })) {
         expect(answer.byValues).toEqual([-1, 'ad', 'unknown', 'seo'])
@@ -176,7 +129,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
         ])
       }
     } finally {
-      setSetting(s.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
+      setSetting(twins.server.app.ctx.meta, 'analysis.funnel.eventsPerPart', '2000000')
     }
   })
 
@@ -186,7 +139,7 @@ describe.skipIf(!clickhouseAvailable())('funnels on ClickHouse and DuckDB (real 
 
   /** The users listed for a cell (by xwho), and the count the list says. */
   const listed = async (body: Record<string, unknown>, cell: Record<string, unknown>) =>
-    (await askBoth(s, twins, 'POST', '/uba/api/funnels/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
+    (await askBoth(twins.server, twins, 'POST', '/uba/api/funnels/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
       expect(page.count).toBe(page.users.length)
       return page.users.map((u: { xwho: string }) => u.xwho).sort()
     })

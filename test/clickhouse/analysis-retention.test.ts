@@ -1,40 +1,13 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
+import { RETENTION_LINES as lines, ZONE } from './pathsFixture'
 
 /**
  * Retention on a ClickHouse project gives DuckDB's numbers: the same hand-made events in both
  * projects (`twinProjects`), the same requests, the same hand-computed answers.
- *
- * Shanghai local times (UTC+8); initial event login, return event buy, DAY, 2024-01-01..03, duration 2:
- * r1 login 01-01 09:00 (ch web); buy 01-02 00:10 (ch web, amount 5; UTC still 01-01) -> from 01-01 at +1
- * r2 login 01-01 23:59 (ch app), buy at the same ms (no ch, amount 10); login 01-02 10:00 (ch web);
- *    buy 01-04 10:00 (no ch, amount 20)                                                         -> from 01-01 at +0; from 01-02 at +2
- * r3 login 01-02 08:00 (ch app)                                                        -> never back
- * r4 login 2023-12-31 10:00 (its first ever); login 01-03 10:00 (ch web); buy 11:00 (ch app, amount 7) -> from 01-03 at +0
- * r5 buy 01-02 10:00                                                                   -> no login: in no cohort
- * The data ends 01-04: 01-03's +2 (01-05) is not observed yet (null).
+ * The events are pathsFixture.ts's.
  */
-
-const ZONE = 'Asia/Shanghai'
-const sh = (local: string) => Date.parse(`${local.replace(' ', 'T')}+08:00`)
-const rec = (xwho: string, xwhat: string, local: string, xcontext: Record<string, unknown> = {}) => JSON.stringify({ xwho, xwhat, xwhen: sh(local), xcontext })
-
-const lines = [
-  rec('r1', 'login', '2024-01-01 09:00:00', { ch: 'web' }),
-  rec('r1', 'buy', '2024-01-02 00:10:00', { ch: 'web', amount: 5 }),
-  rec('r2', 'login', '2024-01-01 23:59:00', { ch: 'app' }),
-  rec('r2', 'buy', '2024-01-01 23:59:00', { amount: 10 }),
-  rec('r2', 'login', '2024-01-02 10:00:00', { ch: 'web' }),
-  rec('r2', 'buy', '2024-01-04 10:00:00', { amount: 20 }),
-  rec('r3', 'login', '2024-01-02 08:00:00', { ch: 'app' }),
-  rec('r4', 'login', '2023-12-31 10:00:00'),
-  rec('r4', 'login', '2024-01-03 10:00:00', { ch: 'web' }),
-  rec('r4', 'buy', '2024-01-03 11:00:00', { ch: 'app', amount: 7 }),
-  rec('r5', 'buy', '2024-01-02 10:00:00'),
-]
 
 const base = {
   crowds: ['$ALL'],
@@ -51,24 +24,13 @@ const table = (rows: Row[]) => rows.map((r) => [r.byValue, r.totalPeople, r.rete
 const day = (d: string) => `2024/01/0${d} 00:00:00`
 
 describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('ret', ZONE, lines)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    // UBA_TEST_LOG=<file>: the server's warnings (a 503's ClickHouse message) written there
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'warn' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'ret', ZONE, lines)
     expect(twins.copied?.event_vd).toBe(lines.length)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
-  const retention = async (body: Record<string, unknown>) => (await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...base, ...body })).map((a) => table(a.rows))
+  const retention = async (body: Record<string, unknown>) => (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...base, ...body })).map((a) => table(a.rows))
 
   it('counts who came back on each local day: +0 at the same ms, a Shanghai day that is another UTC day, a cell of nobody, a cell not observed yet', async () => {
     for (const rows of await retention({})) {
@@ -159,7 +121,7 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
 
   /** The users listed for a cell (by xwho); the list's count must be its length. */
   const listed = async (body: Record<string, unknown>, cell: Record<string, unknown>) =>
-    (await askBoth(s, twins, 'POST', '/uba/api/retentions/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
+    (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/users', { ...base, ...body, cell, pageSize: 100, properties: [] })).map((page) => {
       expect(page.count).toBe(page.users.length)
       return page.users.map((u: { xwho: string }) => u.xwho).sort()
     })
@@ -185,7 +147,7 @@ describe.skipIf(!clickhouseAvailable())('retention on ClickHouse and DuckDB (rea
 
   it('measures the returning buys: their amount summed, and per returning user', async () => {
     const measures = async (aggregator: string) =>
-      (await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...base, measures: [{ expression: 'event.buy.amount', aggregator }] })).map((a) => a.rows.map((r: { measures: unknown }) => r.measures))
+      (await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...base, measures: [{ expression: 'event.buy.amount', aggregator }] })).map((a) => a.rows.map((r: { measures: unknown }) => r.measures))
     // pairs: 01-01 +0 r2 10, +1 r1 5; 01-02 +2 r2 20; 01-03 +0 r4 7
     for (const rows of await measures('SUM')) expect(rows).toEqual([[17, 5, 20], [10, 5, 0], [0, 0, 20], [7, 0, null]])
     for (const rows of await measures('AVG_PER')) expect(rows).toEqual([[8.5, 5, 20], [10, 5, null], [null, null, 20], [7, null, null]])

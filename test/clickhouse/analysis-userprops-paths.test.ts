@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
 
 /**
  * User properties in funnels and retention on ClickHouse and DuckDB: the profile join beside the
@@ -35,23 +34,10 @@ type RetentionRow = { byValue: string; totalPeople: number; retentionPeoples: (n
 const retentionRows = (answer: { rows: RetentionRow[] }) => answer.rows.map((r) => [r.byValue, r.totalPeople, r.retentionPeoples])
 
 describe.skipIf(!clickhouseAvailable())('user properties in funnels and retention on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
-
-  beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    twins = await twinProjects(s, ch, 'upp', ZONE, lines)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
+  const twins = useTwins('upp', ZONE, lines)
 
   it('breaks a funnel down by a user property (c has no profile: unknown); b converts only from its second day (25 h > 1 day)', async () => {
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/funnels/analyze', { ...funnel, byField: { expression: 'user.tier' } })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/funnels/analyze', { ...funnel, byField: { expression: 'user.tier' } })) {
       expect(funnelRows(answer)).toEqual({
         '-1': [[3, 3, 2, 0], [2, 1, 1, 0]],
         gold: [[1, 1, 1, 0], [1, 1, 0, 0]],
@@ -62,13 +48,13 @@ describe.skipIf(!clickhouseAvailable())('user properties in funnels and retentio
   })
 
   it('filters a funnel by a user property', async () => {
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/funnels/analyze', { ...funnel, filter: gold })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/funnels/analyze', { ...funnel, filter: gold })) {
       expect(funnelRows(answer)).toEqual({ '-1': [[1, 1, 1, 0], [1, 1, 0, 0]] })
     }
   })
 
   it('breaks retention down by a user property; 01-03 and later offsets are not observed yet (null)', async () => {
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, byField: { expression: 'user.tier' } })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, byField: { expression: 'user.tier' } })) {
       expect(retentionRows(answer)).toEqual([
         ['$ALL', 3, [2, 1, null]],
         ['silver', 1, [1, 1, null]],
@@ -79,7 +65,7 @@ describe.skipIf(!clickhouseAvailable())('user properties in funnels and retentio
   })
 
   it('filters retention by a user property, per cohort day', async () => {
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, filter: gold })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, filter: gold })) {
       expect(retentionRows(answer)).toEqual([
         ['$ALL', 1, [1, 0, null]],
         ['2024/01/01 00:00:00', 1, [1, 0, null]],
@@ -90,7 +76,7 @@ describe.skipIf(!clickhouseAvailable())('user properties in funnels and retentio
   })
 
   it('retention by a user property with the first-ever start event (the nested first-ever join beside the profile)', async () => {
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, firstTime: true, byField: { expression: 'user.tier' } })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/retentions/analyze', { ...retention, firstTime: true, byField: { expression: 'user.tier' } })) {
       // only each user's first view starts: a 01-01 (pay same day), b 01-01 (pay next day), c 01-01
       expect(retentionRows(answer)).toEqual([
         ['$ALL', 3, [1, 1, null]],

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, useTwins } from '../helpers/twinProjects'
 import { USER_LINES, ZONE } from './userpropsFixture'
 
 /**
@@ -14,27 +13,17 @@ import { USER_LINES, ZONE } from './userpropsFixture'
  */
 
 describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('up', ZONE, USER_LINES)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    twins = await twinProjects(s, ch, 'up', ZONE, USER_LINES)
     // a, b and d have profiles (d's is d0's, merged); c has none; one alias
     expect(twins.copied).toMatchObject({ profile_vd: 3, user_aliases: 1 })
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
   const base = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY' }
   const views = { expression: 'event.view', aggregator: 'TOTAL_COUNT' }
   const viewers = { expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }
-  const events = async (body: Record<string, unknown>) => (await askBoth(s, twins, 'POST', '/uba/api/events/analyze', { ...base, ...body })).map((b) => b.rows)
+  const events = async (body: Record<string, unknown>) => (await askBoth(twins.server, twins, 'POST', '/uba/api/events/analyze', { ...base, ...body })).map((b) => b.rows)
   const where = (...conditions: Record<string, unknown>[]) => ({ conditions, relation: 'AND' })
 
   it('breaks down by a user-only property: no profile row and a NULL value are unknown, a merged user counts once under its profile', async () => {
@@ -137,7 +126,7 @@ describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickH
 
   it('counts a virtual event whose member filter reads a user property', async () => {
     const members = [{ expression: 'event.view', filter: where({ expression: 'user.tier', function: 'EQ', params: ['gold'] }) }, { expression: 'event.pay' }]
-    for (const p of [twins.duck, twins.house]) expect((await s.call('POST', '/uba/api/meta/event/virtual', { headers: p, body: { id: 'gold_or_pay', events: members } })).status).toBe(200)
+    for (const p of [twins.duck, twins.house]) expect((await twins.server.call('POST', '/uba/api/meta/event/virtual', { headers: p, body: { id: 'gold_or_pay', events: members } })).status).toBe(200)
     // a's views 01-01, 01-02; b's pay 01-02, d's pay 01-03
     for (const rows of await events({ measures: [{ expression: 'event.gold_or_pay', aggregator: 'TOTAL_COUNT' }] })) expect(rows).toEqual([{ byValue: [], sum: [4], values: [[1, 2, 1]] }])
     // per user: a 2, b 1, d 1
@@ -147,7 +136,7 @@ describe.skipIf(!clickhouseAvailable())('user properties beside events on ClickH
   })
 
   const distribution = async (body: Record<string, unknown>) =>
-    (await askBoth(s, twins, 'POST', '/uba/api/distributions/analyze', { ...base, measure: views, ...body })).map((b) => ({ series: b.series, rows: b.rows }))
+    (await askBoth(twins.server, twins, 'POST', '/uba/api/distributions/analyze', { ...base, measure: views, ...body })).map((b) => ({ series: b.series, rows: b.rows }))
 
   it('distribution: by a user property, and per day with a user-property filter', async () => {
     // views per user: a 2 (gold), d 2 (silver), b 1 and c 1 (unknown)

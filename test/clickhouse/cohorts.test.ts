@@ -1,8 +1,7 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twin, type Twins } from '../helpers/twinProjects'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { eventually } from '../helpers/server'
+import { askBoth, type Twin, useTwins } from '../helpers/twinProjects'
 import { content, createCohort, eventRule, form, group, members, postForm, settled, single, userRule } from '../server/cohorts-helpers'
 import { cohortData, ZONE } from './peopleData'
 
@@ -13,21 +12,10 @@ import { cohortData, ZONE } from './peopleData'
  */
 
 describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
+  const twins = useTwins('co', ZONE, cohortData)
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    // UBA_TEST_LOG=<file>: the server's errors (a failed computation's ClickHouse message) written there
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'error' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'co', ZONE, cohortData)
     expect(twins.copied).toMatchObject({ user_ids: 6, user_aliases: 1 })
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
   })
 
   const projects = (): [string, Twin][] => [['DuckDB', twins.duck], ['ClickHouse', twins.house]]
@@ -36,9 +24,9 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
   const membersOnBoth = async (c: unknown): Promise<{ engine: string; members: string[]; userNumber: number }[]> => {
     const out = []
     for (const [engine, p] of projects()) {
-      const cohort = await createCohort(s, p, { content: c })
+      const cohort = await createCohort(twins.server, p, { content: c })
       expect(cohort.status, `${engine}: ${cohort.failReason}`).toBe('success')
-      out.push({ engine, members: (await members(s, p, cohort.code)).sort(), userNumber: cohort.userNumber })
+      out.push({ engine, members: (await members(twins.server, p, cohort.code)).sort(), userNumber: cohort.userNumber })
     }
     return out
   }
@@ -95,37 +83,37 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
 
   it('matches a file of user ids (an anonymous id finds its merged user) and of a user property', async () => {
     for (const [engine, p] of projects()) {
-      const byId = await postForm(s, '/uba/api/cohort/byfile', p, form({ name: 'ids' }, { name: 'ids.csv', data: 'a\nanon-d\nghost\n' }))
+      const byId = await postForm(twins.server, '/uba/api/cohort/byfile', p, form({ name: 'ids' }, { name: 'ids.csv', data: 'a\nanon-d\nghost\n' }))
       expect(byId.body, engine).toMatchObject({ userNumber: 2, matched: 2, unmatched: 1 })
-      expect((await members(s, p, byId.body.code)).sort(), engine).toEqual(['a', 'dan'])
-      const byCity = await postForm(s, '/uba/api/cohort/byfile', p, form({ name: 'cities', property: 'city' }, { name: 'c.csv', data: 'Y\nZ\n' }))
+      expect((await members(twins.server, p, byId.body.code)).sort(), engine).toEqual(['a', 'dan'])
+      const byCity = await postForm(twins.server, '/uba/api/cohort/byfile', p, form({ name: 'cities', property: 'city' }, { name: 'c.csv', data: 'Y\nZ\n' }))
       expect(byCity.body, engine).toMatchObject({ userNumber: 1, matched: 1, unmatched: 1 })
-      expect(await members(s, p, byCity.body.code), engine).toEqual(['b'])
+      expect(await members(twins.server, p, byCity.body.code), engine).toEqual(['b'])
     }
   })
 
   it('recomputes a cohort to the same members, and an empty cohort has no users', async () => {
     for (const [engine, p] of projects()) {
-      const cohort = await createCohort(s, p, { content: single(views('GTE', [1])), dynamic: 1 })
-      const again = await s.call('POST', `/uba/api/cohort/${cohort.id}/recalculate`, { headers: p })
+      const cohort = await createCohort(twins.server, p, { content: single(views('GTE', [1])), dynamic: 1 })
+      const again = await twins.server.call('POST', `/uba/api/cohort/${cohort.id}/recalculate`, { headers: p })
       expect(again.status, engine).toBe(200)
-      const after = await settled(s, p, cohort.id)
+      const after = await settled(twins.server, p, cohort.id)
       expect(after, engine).toMatchObject({ status: 'success', userNumber: 3 })
-      expect((await members(s, p, cohort.code)).sort(), engine).toEqual(['a', 'b', 'dan'])
-      const empty = await createCohort(s, p, { content: single(views('GTE', [9])) })
+      expect((await members(twins.server, p, cohort.code)).sort(), engine).toEqual(['a', 'b', 'dan'])
+      const empty = await createCohort(twins.server, p, { content: single(views('GTE', [9])) })
       expect(empty, engine).toMatchObject({ status: 'success', userNumber: 0 })
-      const users = await s.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: empty.code } })
+      const users = await twins.server.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: empty.code } })
       expect(users.body, engine).toEqual({ count: 0, page: 1, size: 0, users: [] })
     }
   })
 
   it('serves a cohort as a crowd of the event analysis', async () => {
     const codes: string[] = []
-    for (const [, p] of projects()) codes.push((await createCohort(s, p, { content: single(userRule('user.city', 'EQ', ['X'])) })).code)
+    for (const [, p] of projects()) codes.push((await createCohort(twins.server, p, { content: single(userRule('user.city', 'EQ', ['X'])) })).code)
     const body = (code: string) => ({ crowds: [code], fromDate: '2024-01-01', toDate: '2024-01-03', unit: 'DAY', measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] })
     const answers = []
     for (const [i, [, p]] of projects().entries()) {
-      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body: body(codes[i]) })
+      const res = await twins.server.call('POST', '/uba/api/events/analyze', { headers: p, body: body(codes[i]) })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       answers.push(res.body.rows)
     }
@@ -133,7 +121,7 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     for (const rows of answers) expect(rows).toEqual([{ byValue: [], sum: [2], values: [[1, 1, 0]] }])
     // the crowd beside a breakdown by a user property (the nested profile join)
     for (const [i, [, p]] of projects().entries()) {
-      const res = await s.call('POST', '/uba/api/events/analyze', { headers: p, body: { ...body(codes[i]), byFields: [{ expression: 'user.city' }] } })
+      const res = await twins.server.call('POST', '/uba/api/events/analyze', { headers: p, body: { ...body(codes[i]), byFields: [{ expression: 'user.city' }] } })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       expect(res.body.rows).toEqual([{ byValue: ['X'], sum: [2], values: [[1, 1, 0]] }])
     }
@@ -142,7 +130,7 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
   const tagOf = async (p: Twin, code: string, versions: number) => {
     let tag: any
     await eventually(async () => {
-      tag = ((await s.call('GET', '/uba/api/tags', { headers: p })).body as any[]).find((t) => t.code === code)
+      tag = ((await twins.server.call('GET', '/uba/api/tags', { headers: p })).body as any[]).find((t) => t.code === code)
       return tag.status !== 'calculating' && tag.versions.length >= versions
     })
     return tag
@@ -152,18 +140,18 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
     const values: Record<string, unknown>[] = []
     for (const [engine, p] of projects()) {
       const rules = [{ value: 'vip', content: single(userRule('user.city', 'EQ', ['X'])) }, { value: 'buyer', content: single(pays('GTE', [1])) }]
-      const level = await s.call('POST', '/uba/api/tags', { headers: p, body: { name: 'Level', rules } })
+      const level = await twins.server.call('POST', '/uba/api/tags', { headers: p, body: { name: 'Level', rules } })
       expect(level.status, JSON.stringify(level.body)).toBe(200)
       // a and e live in X (a also paid: vip wins), dan paid
       expect(await tagOf(p, level.body.code, 1), engine).toMatchObject({ status: 'success', versions: [{ version: 1, userNumber: 3 }] })
-      await s.call('POST', `/uba/api/tags/${level.body.code}/recalculate`, { headers: p })
+      await twins.server.call('POST', `/uba/api/tags/${level.body.code}/recalculate`, { headers: p })
       expect((await tagOf(p, level.body.code, 2)).versions.map((v: any) => [v.version, v.userNumber]), engine).toEqual([[1, 3], [2, 3]])
       // anon-d and dan are one user: the login id's row wins
-      const file = await postForm(s, '/uba/api/tags/byfile', p, form({ name: 'Seg' }, { name: 'seg.csv', data: 'xwho,value\na,gold\nanon-d,silver\ndan,bronze\nghost,x\n' }))
+      const file = await postForm(twins.server, '/uba/api/tags/byfile', p, form({ name: 'Seg' }, { name: 'seg.csv', data: 'xwho,value\na,gold\nanon-d,silver\ndan,bronze\nghost,x\n' }))
       expect(file.body, engine).toMatchObject({ version: 1, userNumber: 2, matched: 3, unmatched: 1 })
-      const everyone = await createCohort(s, p, { content: single(userRule('user.xwho', 'NOT_NULL')) })
+      const everyone = await createCohort(twins.server, p, { content: single(userRule('user.xwho', 'NOT_NULL')) })
       const tags = [{ code: level.body.code, version: 1 }, { code: file.body.code }]
-      const res = await s.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: everyone.code, properties: ['xwho', 'city'], tags } })
+      const res = await twins.server.call('POST', '/uba/api/cohort/users', { headers: p, body: { cohortCode: everyone.code, properties: ['xwho', 'city'], tags } })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const [level1, seg] = [`tag.${level.body.code}`, `tag.${file.body.code}`]
       values.push(Object.fromEntries(res.body.users.map((u: any) => [u.xwho, [u.city, u[level1], u[seg]]])))
@@ -173,7 +161,7 @@ describe.skipIf(!clickhouseAvailable())('cohorts on ClickHouse and DuckDB (real 
   })
 
   it('lists the cohorts with their member counts', async () => {
-    const [onDuck, onHouse] = await askBoth(s, twins, 'GET', '/uba/api/cohort')
+    const [onDuck, onHouse] = await askBoth(twins.server, twins, 'GET', '/uba/api/cohort')
     const counts = (list: any[]) => list.map((c) => [c.name.replace(/ \d+$/, ''), c.userNumber])
     expect(counts(onHouse)).toEqual(counts(onDuck))
   })

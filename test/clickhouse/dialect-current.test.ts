@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
 import { bind, quoteString } from '../../src-main/warehouse/clickhouse/literal'
+import { CHDB, openChdb, warnWithoutChdb, type Chdb } from '../helpers/chdb'
 import { EVENTS, norm, statement, TIME_CASES } from './dialectCases'
 import { PROFILE_TABLE, PROFILES, ROWS_CASES } from './dialectRowsCases'
 import { VALUE_CASES } from './dialectValueCases'
@@ -14,23 +11,14 @@ import { VALUE_CASES } from './dialectValueCases'
  * chDB (26.x). chDB is not a dependency of the project (546 MB): set UBA_CHDB to a folder where
  * `npm install chdb` was run (e.g. /tmp/chdb) to run these; otherwise they are skipped, loudly.
  */
-const CHDB = process.env.UBA_CHDB
-if (!CHDB) console.warn('\n*** ClickHouse current-version cases SKIPPED: set UBA_CHDB to a folder with chdb installed (npm install chdb) ***\n')
-
-interface ChdbSession {
-  query(sql: string, format?: string): string
-  cleanup?(): void
-}
+warnWithoutChdb('ClickHouse current-version cases')
 
 describe.skipIf(!CHDB)('dialect parts on current ClickHouse (chDB): the same cases as on 18.16 and DuckDB', () => {
-  let session: ChdbSession
-  let dir: string
-  const rows = (sql: string) => JSON.parse(session.query(`${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, 'JSONCompact')).data as unknown[][]
+  let session: Chdb
+  const rows = (sql: string) => session.rows(sql)
 
   beforeAll(() => {
-    const { Session } = createRequire(join(CHDB!, 'node_modules', 'x.js'))('chdb') as { Session: new (path: string) => ChdbSession }
-    dir = mkdtempSync(join(tmpdir(), 'uba-desk-chdb-'))
-    session = new Session(dir)
+    session = openChdb()
     session.query('CREATE DATABASE dialect')
     session.query('USE dialect')
     session.query('CREATE TABLE ev (id Int64, uid Int64, xwhen Int64, s Nullable(String), n Nullable(Float64), b Nullable(UInt8), tags Array(String)) ENGINE = MergeTree ORDER BY id')
@@ -40,8 +28,7 @@ describe.skipIf(!CHDB)('dialect parts on current ClickHouse (chDB): the same cas
     session.query(`INSERT INTO profile_vd VALUES ${PROFILES.clickhouse}`)
   })
   afterAll(() => {
-    session?.cleanup?.()
-    if (dir) rmSync(dir, { recursive: true, force: true })
+    session?.close()
   })
 
   it('is a current version', () => {

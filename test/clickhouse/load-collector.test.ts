@@ -1,10 +1,10 @@
 import { gzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { expectSameRows, leftovers, projectPair, type Pair } from '../helpers/bothEngines'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { expectSameRows, leftovers } from '../helpers/bothEngines'
 import { sdkRecord, switchStreamAndWait } from '../helpers/collector'
 import { rawRequest } from '../helpers/raw'
-import { startTestServer, type TestServer } from '../helpers/server'
+import { useTwins } from '../helpers/twinProjects'
 
 /**
  * The collector into a ClickHouse project: the same SDK uploads (JSON arrays, gzip, a burst that
@@ -13,25 +13,15 @@ import { startTestServer, type TestServer } from '../helpers/server'
  */
 
 describe.skipIf(!clickhouseAvailable())('the collector into a ClickHouse project (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let pair: Pair
+  const pair = useTwins('col', 'UTC')
   let host: string
 
   beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    pair = await projectPair(s, ch, 'col', 'UTC')
-    host = `127.0.0.1:${s.app.port}`
-    for (const p of [pair.duck, pair.house]) await switchStreamAndWait(s, p.appKey, true)
+    host = `127.0.0.1:${pair.server.app.port}`
+    for (const p of [pair.duck, pair.house]) await switchStreamAndWait(pair.server, p.appKey, true)
   }, 120_000)
 
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
-
-  const upload = (body: string | Buffer, headers: Record<string, string> = {}) => rawRequest(s.app.port, 'POST', '/up', { host, 'content-type': 'application/json', ...headers }, body)
+  const upload = (body: string | Buffer, headers: Record<string, string> = {}) => rawRequest(pair.server.app.port, 'POST', '/up', { host, 'content-type': 'application/json', ...headers }, body)
   /** The same records (built per appid) uploaded to both projects; the answers must be equal. */
   const both = async (records: (appid: string) => object[], gzip = false) => {
     const answers = []
@@ -54,7 +44,7 @@ describe.skipIf(!clickhouseAvailable())('the collector into a ClickHouse project
     ])
     expect(first).toMatchObject({ received: 4, debug: 1 })
     await both((a) => [sdkRecord(a, 'u1', '$profile_increment', { seats: 3 }), sdkRecord(a, 'u3', 'open', { tags: ['a', 'b'] })], true)
-    expect(await expectSameRows(s, pair)).toEqual({ event_vd: 3, profile_vd: 1, user_ids: 3, user_aliases: 0 })
+    expect(await expectSameRows(pair.server, pair)).toEqual({ event_vd: 3, profile_vd: 1, user_ids: 3, user_aliases: 0 })
   })
 
   it('an $alias of an id stored by an earlier upload moves its stored events and merges its profile into the login', async () => {
@@ -62,7 +52,7 @@ describe.skipIf(!clickhouseAvailable())('the collector into a ClickHouse project
     await both((a) => [sdkRecord(a, 'login-x', '$profile_set', { plan: 'pro' })])
     const merged = await both((a) => [sdkRecord(a, 'login-x', '$alias', { $original_id: 'anon-x' }), sdkRecord(a, 'login-x', 'buy', { price: 9 })])
     expect(merged).toMatchObject({ aliasesMerged: 1 })
-    await expectSameRows(s, pair)
+    await expectSameRows(pair.server, pair)
   })
 
   it('a burst of uploads at once (written as groups in one transaction, aliases and profiles alone) stores the same rows', async () => {
@@ -74,12 +64,12 @@ describe.skipIf(!clickhouseAvailable())('the collector into a ClickHouse project
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => upload(JSON.stringify(batch(p.appKey, i)))))
       for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200)
     }
-    await expectSameRows(s, pair, { byUser: true })
-    expect(await leftovers(s, pair)).toEqual([])
+    await expectSameRows(pair.server, pair, { byUser: true })
+    expect(await leftovers(pair.server, pair)).toEqual([])
   })
 
   it('the data stream of a ClickHouse project stops (nothing to fold into a file there), and uploads are refused again', async () => {
-    await switchStreamAndWait(s, pair.house.appKey, false)
+    await switchStreamAndWait(pair.server, pair.house.appKey, false)
     const res = await upload(JSON.stringify([sdkRecord(pair.house.appKey, 'late', 'open')]))
     expect(res.status).toBe(503)
   })

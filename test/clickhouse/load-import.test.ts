@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { expectSameRows, houseRows, leftovers, projectPair, type Pair } from '../helpers/bothEngines'
+import { describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { expectSameRows, houseRows, leftovers } from '../helpers/bothEngines'
 import { fixture, importAndWait } from '../helpers/ingest'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
+import { eventually } from '../helpers/server'
+import { useTwins } from '../helpers/twinProjects'
 
 /**
  * File imports into a ClickHouse project (loaded on a local DuckDB, shipped in one staged write):
@@ -18,25 +19,12 @@ const DAY = 86_400_000
 const answer = (job: any) => ({ state: job.state, rowsRead: job.rowsRead, rowsWritten: job.rowsWritten, rowsRejected: job.rowsRejected, rejected: job.rejected, error: job.error, result: job.result })
 
 describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let pair: Pair
-
-  beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    pair = await projectPair(s, ch, 'imp', 'Asia/Shanghai')
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
+  const pair = useTwins('imp', 'Asia/Shanghai')
 
   /** Imports the same body into both projects; both answers must be equal. */
   const both = async (body: Record<string, unknown>) => {
-    const duck = await importAndWait(s, pair.duck, body)
-    const house = await importAndWait(s, pair.house, body)
+    const duck = await importAndWait(pair.server, pair.duck, body)
+    const house = await importAndWait(pair.server, pair.house, body)
     expect(answer(house)).toEqual(answer(duck))
     return duck
   }
@@ -58,7 +46,7 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     ]
     const job = await both({ path: fixture('records.jsonl', lines.join('\n')) })
     expect(job).toMatchObject({ state: 'succeeded', rowsRead: 12, rowsRejected: 0 })
-    expect(await expectSameRows(s, pair)).toEqual({ event_vd: 5, profile_vd: 2, user_ids: 4, user_aliases: 1 })
+    expect(await expectSameRows(pair.server, pair)).toEqual({ event_vd: 5, profile_vd: 2, user_ids: 4, user_aliases: 1 })
   })
 
   it('a second import changes stored profiles and merges a stored anonymous id (stored rows rewritten)', async () => {
@@ -73,21 +61,21 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     const merge = [rec('b', '$alias', T + 2 * DAY, { $original_id: 'anon-2' }), rec('anon-2', 'view', T + 2 * DAY + 1, { price: 4 })]
     const job = await both({ path: fixture('merge.jsonl', merge.join('\n')) })
     expect(job.result).toMatchObject({ aliasesMerged: 1 })
-    expect(await expectSameRows(s, pair)).toEqual({ event_vd: 9, profile_vd: 2, user_ids: 6, user_aliases: 2 })
+    expect(await expectSameRows(pair.server, pair)).toEqual({ event_vd: 9, profile_vd: 2, user_ids: 6, user_aliases: 2 })
   })
 
   it('dedupe leaves out what is stored already, with the same counts', async () => {
     const lines = [rec('a', 'view', T, { price: 10, city: 'Oslo', vip: true, tags: ['x', 'y'], seen: '2024-01-02 03:04:05', $lib: 'js', $platform: 'Web' }), rec('e', 'view', T, { price: 7 })]
     const job = await both({ path: fixture('again.jsonl', lines.join('\n')), dedupe: true })
     expect(job.result).toMatchObject({ eventsWritten: 1, duplicatesSkipped: 1 })
-    await expectSameRows(s, pair)
+    await expectSameRows(pair.server, pair)
   })
 
   it('a preview reads and checks the file on the local database: the same answer as on DuckDB', async () => {
     const body = { path: fixture('peek.jsonl', [rec('a', 'view', T, { price: 'x', fresh: 1 }), rec('z', 'view', T)].join('\n')) }
     const answers = []
     for (const p of [pair.duck, pair.house]) {
-      const res = await s.call('POST', '/uba/api/import/preview', { headers: p, body })
+      const res = await pair.server.call('POST', '/uba/api/import/preview', { headers: p, body })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       answers.push(res.body)
     }
@@ -100,7 +88,7 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     await both({ path: fixture('events.csv', events), kind: 'events', mapping: { xwho: 'user', xwhat: 'event', xwhen: 'time' } })
     const profiles = 'user,tier,score\nf,gold,1.5\na,silver,2\n'
     await both({ path: fixture('profiles.csv', profiles), kind: 'profiles', mapping: { xwho: 'user' } })
-    await expectSameRows(s, pair)
+    await expectSameRows(pair.server, pair)
   })
 
   it('onError skip: the same rejections with reasons; abort: nothing written, no staging left', async () => {
@@ -108,26 +96,26 @@ describe.skipIf(!clickhouseAvailable())('imports into a ClickHouse project (real
     const skipped = await both({ path: fixture('bad.jsonl', lines.join('\n')), onError: 'skip' })
     expect(skipped).toMatchObject({ state: 'succeeded', rowsRejected: 2 })
     expect(skipped.rejected.length).toBe(2)
-    const before = await expectSameRows(s, pair)
+    const before = await expectSameRows(pair.server, pair)
     const aborted = await both({ path: fixture('bad2.jsonl', [rec('i', 'view', T), ...lines.slice(1)].join('\n')), onError: 'abort' })
     expect(aborted.state).toBe('failed')
-    expect(await expectSameRows(s, pair)).toEqual(before)
-    expect(await leftovers(s, pair)).toEqual([])
-    expect(await houseRows(s, pair.house.appKey, "SELECT count() FROM user_ids WHERE xwho = 'i'")).toEqual([[0]])
+    expect(await expectSameRows(pair.server, pair)).toEqual(before)
+    expect(await leftovers(pair.server, pair)).toEqual([])
+    expect(await houseRows(pair.server, pair.house.appKey, "SELECT count() FROM user_ids WHERE xwho = 'i'")).toEqual([[0]])
   })
 
   it('a cancelled import leaves nothing in ClickHouse', async () => {
-    const counts = () => houseRows(s, pair.house.appKey, 'SELECT (SELECT count() FROM event_vd), (SELECT count() FROM user_ids), (SELECT count() FROM profile_vd)')
+    const counts = () => houseRows(pair.server, pair.house.appKey, 'SELECT (SELECT count() FROM event_vd), (SELECT count() FROM user_ids), (SELECT count() FROM profile_vd)')
     const before = await counts()
     const lines = Array.from({ length: 200_000 }, (_, i) => rec(`c${i % 5000}`, 'tap', T + i, { n: i }))
-    const started = await s.call('POST', '/uba/api/import/jobs', { headers: pair.house, body: { path: fixture('long.jsonl', lines.join('\n')) } })
+    const started = await pair.server.call('POST', '/uba/api/import/jobs', { headers: pair.house, body: { path: fixture('long.jsonl', lines.join('\n')) } })
     expect(started.status).toBe(200)
-    await eventually(async () => (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body.state === 'running')
-    expect((await s.call('DELETE', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).status).toBe(200)
+    await eventually(async () => (await pair.server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body.state === 'running')
+    expect((await pair.server.call('DELETE', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).status).toBe(200)
     let job: any
-    await eventually(async () => !['queued', 'running'].includes((job = (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body).state), 60_000)
+    await eventually(async () => !['queued', 'running'].includes((job = (await pair.server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: pair.house })).body).state), 60_000)
     expect(job.state).toBe('cancelled')
     expect(await counts()).toEqual(before)
-    expect(await leftovers(s, pair)).toEqual([])
+    expect(await leftovers(pair.server, pair)).toEqual([])
   }, 120_000)
 })

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { expectSameRows, houseRows, leftovers, projectPair, type Pair } from '../helpers/bothEngines'
-import { eventually, startTestServer, type TestServer } from '../helpers/server'
+import { describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { expectSameRows, houseRows, leftovers } from '../helpers/bothEngines'
+import { eventually } from '../helpers/server'
+import { useTwins } from '../helpers/twinProjects'
 
 /**
  * Sample data into a ClickHouse project: generated on a local DuckDB and shipped whole, it is the
@@ -9,27 +10,14 @@ import { eventually, startTestServer, type TestServer } from '../helpers/server'
  */
 
 describe.skipIf(!clickhouseAvailable())('sample data into a ClickHouse project (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let pair: Pair
-
-  beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer()
-    pair = await projectPair(s, ch, 'smp', 'America/New_York')
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
+  const pair = useTwins('smp', 'America/New_York')
 
   const sample = async (p: { appKey: string; token: string }, body: Record<string, unknown>) => {
-    const started = await s.call('POST', '/uba/api/import/sample', { headers: p, body })
+    const started = await pair.server.call('POST', '/uba/api/import/sample', { headers: p, body })
     expect(started.status, JSON.stringify(started.body)).toBe(200)
     let job: any
     await eventually(async () => {
-      job = (await s.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: p })).body
+      job = (await pair.server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: p })).body
       return !['queued', 'running'].includes(job.state)
     }, 120_000)
     return job
@@ -42,18 +30,18 @@ describe.skipIf(!clickhouseAvailable())('sample data into a ClickHouse project (
     const answer = (j: any) => ({ state: j.state, rowsRead: j.rowsRead, rowsWritten: j.rowsWritten, result: j.result, error: j.error })
     expect(duck.state).toBe('succeeded')
     expect(answer(house)).toEqual(answer(duck))
-    const counts = await expectSameRows(s, pair)
+    const counts = await expectSameRows(pair.server, pair)
     expect(counts.profile_vd).toBe(150)
     expect(counts.event_vd).toBe(duck.result.eventsWritten)
-    expect(await leftovers(s, pair)).toEqual([])
+    expect(await leftovers(pair.server, pair)).toEqual([])
     // the plan and the products table, as after a DuckDB sample
-    const events = (p: { appKey: string; token: string }) => s.call('GET', '/uba/api/schema/event', { headers: p })
+    const events = (p: { appKey: string; token: string }) => pair.server.call('GET', '/uba/api/schema/event', { headers: p })
     expect((await events(pair.house)).body).toEqual((await events(pair.duck)).body)
-    expect(await houseRows(s, pair.house.appKey, 'SELECT count() FROM products')).toEqual([[Number((await s.call('POST', '/uba/api/sql/query', { headers: pair.duck, body: { sql: 'SELECT count(*) AS n FROM products', format: 'json' } })).body[0].n)]])
+    expect(await houseRows(pair.server, pair.house.appKey, 'SELECT count() FROM products')).toEqual([[Number((await pair.server.call('POST', '/uba/api/sql/query', { headers: pair.duck, body: { sql: 'SELECT count(*) AS n FROM products', format: 'json' } })).body[0].n)]])
   }, 300_000)
 
   it('refuses a second sample on the ClickHouse project as on DuckDB: it is not empty', async () => {
-    const res = await s.call('POST', '/uba/api/import/sample', { headers: pair.house, body: { users: 10, days: 1, seed: 1 } })
+    const res = await pair.server.call('POST', '/uba/api/import/sample', { headers: pair.house, body: { users: 10, days: 1, seed: 1 } })
     expect(res.status).toBe(400)
     expect(res.body.msg).toMatch(/only into an empty project/)
   })

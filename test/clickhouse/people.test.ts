@@ -1,8 +1,6 @@
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-import { startTestServer, type TestServer } from '../helpers/server'
-import { askBoth, twinProjects, type Twin, type Twins } from '../helpers/twinProjects'
+import { describe, expect, it } from 'vitest'
+import { clickhouseAvailable } from '../helpers/clickhouse'
+import { askBoth, type Twin, useTwins } from '../helpers/twinProjects'
 import { createCohort, members, single, userRule } from '../server/cohorts-helpers'
 import { cohortData, ZONE } from './peopleData'
 
@@ -13,25 +11,12 @@ import { cohortData, ZONE } from './peopleData'
  */
 
 describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real clickhouse-server)', () => {
-  let ch: TestClickHouse
-  let s: TestServer
-  let twins: Twins
-
-  beforeAll(async () => {
-    ch = await startClickHouse()
-    s = await startTestServer(process.env.UBA_TEST_LOG ? { logger: pino({ level: 'warn' }, pino.destination({ dest: process.env.UBA_TEST_LOG, sync: true })) } : {})
-    twins = await twinProjects(s, ch, 'pe', ZONE, cohortData)
-  }, 120_000)
-
-  afterAll(async () => {
-    await s?.stop()
-    await ch?.stop()
-  })
+  const twins = useTwins('pe', ZONE, cohortData)
 
   const projects = (): [string, Twin][] => [['DuckDB', twins.duck], ['ClickHouse', twins.house]]
   /** The body of a POST as text, byte-order mark kept. */
   const text = async (p: Twin, path: string, body: unknown) => {
-    const res = await fetch(s.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch(twins.server.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     expect(res.status, path).toBe(200)
     return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer())
   }
@@ -43,30 +28,30 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
 
   it('shows a user\'s detail: a profile, no profile, and a merged user found by its anonymous id', async () => {
     const properties = ['xwho', 'city', 'age', 'vip', '$signup_time']
-    const [a, a2] = await askBoth(s, twins, 'POST', '/uba/api/users/personal', { xwho: 'a', properties })
+    const [a, a2] = await askBoth(twins.server, twins, 'POST', '/uba/api/users/personal', { xwho: 'a', properties })
     expect(a).toEqual({ xwho: 'a', city: 'X', age: 30, vip: true, $signup_time: '2023-12-31 09:30:05' })
     expect(a2).toEqual(a)
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/cohort/users/c', { properties })) expect(answer).toEqual({ xwho: 'c', city: null, age: null, vip: null, $signup_time: null })
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/users/personal', { xwho: 'anon-d', properties: ['xwho', 'city'] })) expect(answer).toEqual({ xwho: 'dan', city: null })
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/cohort/users/c', { properties })) expect(answer).toEqual({ xwho: 'c', city: null, age: null, vip: null, $signup_time: null })
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/users/personal', { xwho: 'anon-d', properties: ['xwho', 'city'] })) expect(answer).toEqual({ xwho: 'dan', city: null })
     for (const [engine, p] of projects()) {
-      const res = await s.call('POST', '/uba/api/users/personal', { headers: p, body: { xwho: 'nobody' } })
+      const res = await twins.server.call('POST', '/uba/api/users/personal', { headers: p, body: { xwho: 'nobody' } })
       expect([res.status, res.body.data], engine).toEqual([400, ['xwho']])
     }
   })
 
   it('gives the behaviour sequence on local days, newest first, and of both ids of a merged user', async () => {
     const body = { fromDate: '2024-01-01', toDate: '2024-01-02' }
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/cohort/users/a/sequence', body)) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/cohort/users/a/sequence', body)) {
       expect(answer.rows).toEqual([
         { eventId: 'view', eventTime: '2024/01/02 00:30:00', properties: { price: 20 } },
         { eventId: 'view', eventTime: '2024/01/01 23:30:00', properties: { price: 10 } },
       ])
     }
     // a boolean and a datetime event property read as on DuckDB (ClickHouse stores 1 and epoch ms)
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/cohort/users/a/sequence', { fromDate: '2024-01-03', toDate: '2024-01-03' })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/cohort/users/a/sequence', { fromDate: '2024-01-03', toDate: '2024-01-03' })) {
       expect(answer.rows).toEqual([{ eventId: 'pay', eventTime: '2024/01/03 12:00:00', properties: { amount: 50, first: true, paid_at: '2024-01-03 12:00:05' } }])
     }
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/users/sequence', { ...body, xwho: 'dan', events: ['view', 'pay'] })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/users/sequence', { ...body, xwho: 'dan', events: ['view', 'pay'] })) {
       expect(answer.rows).toEqual([
         { eventId: 'pay', eventTime: '2024/01/02 12:00:00', properties: { amount: 7 } },
         { eventId: 'view', eventTime: '2024/01/01 10:00:00', properties: { price: 5 } },
@@ -90,7 +75,7 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
   it('exports a cohort\'s users as CSV (Excel) and JSON lines, with their properties', async () => {
     const files: string[][] = []
     for (const [, p] of projects()) {
-      const cohort = await createCohort(s, p, { content: single(userRule('user.xwho', 'NOT_NULL')) })
+      const cohort = await createCohort(twins.server, p, { content: single(userRule('user.xwho', 'NOT_NULL')) })
       const body = { cohortCode: cohort.code, properties: ['xwho', 'city', 'age', 'vip', '$signup_time'], format: 'csv' }
       files.push([await text(p, '/uba/api/cohort/users/export?csvUtfEncoding=0', body), await text(p, '/uba/api/cohort/users/export', { ...body, format: 'json' })])
     }
@@ -105,11 +90,11 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
 
   it('finds the users behind an event-analysis cell, paged, and of the whole range', async () => {
     // views by local day: 01-01 anon-d (dan) and a; 01-02 a and b; 01-03 c
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/events/users', { ...eventBody, cell: { measure: 0, period: '2024-01-02' }, properties: ['xwho'] })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/events/users', { ...eventBody, cell: { measure: 0, period: '2024-01-02' }, properties: ['xwho'] })) {
       expect(answer).toMatchObject({ count: 2, page: 1, size: 2 })
       expect(answer.users.map((u: any) => u.xwho).sort()).toEqual(['a', 'b'])
     }
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/events/users', { ...eventBody, cell: { measure: 0 }, properties: ['xwho'], page: 2, pageSize: 3 })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/events/users', { ...eventBody, cell: { measure: 0 }, properties: ['xwho'], page: 2, pageSize: 3 })) {
       expect(answer).toMatchObject({ count: 4, page: 2, pageSize: 3, size: 1 })
     }
   })
@@ -117,7 +102,7 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
   it('finds the users behind a distribution cell and exports them', async () => {
     const body = { crowds: ['$ALL'], fromDate: '2024-01-01', toDate: '2024-01-03', unit: '', measure: { expression: 'event.view', aggregator: 'TOTAL_COUNT' } }
     // a 2 views; b, c, dan 1
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/distributions/users', { ...body, cell: { byValue: 'all', bucket: '[1,2)' }, properties: ['xwho'] })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/distributions/users', { ...body, cell: { byValue: 'all', bucket: '[1,2)' }, properties: ['xwho'] })) {
       expect(answer.users.map((u: any) => u.xwho).sort()).toEqual(['b', 'c', 'dan'])
     }
     const [onDuck, onHouse] = await textOnBoth('/uba/api/distributions/users/export', { ...body, cell: { byValue: 'all', bucket: '[2,3)' }, properties: ['xwho', 'city'], format: 'csv' })
@@ -128,7 +113,7 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
   it('finds the users behind a user-attribute row (by a user property), and exports them', async () => {
     const body = { crowds: ['$ALL'], measure: { aggregator: 'USER_COUNT' }, byFields: [{ expression: 'user.city' }] }
     // profiles: a and e in X, b in Y
-    for (const answer of await askBoth(s, twins, 'POST', '/uba/api/userAttributes/users', { ...body, cell: { byValue: ['X'] }, properties: ['xwho'] })) {
+    for (const answer of await askBoth(twins.server, twins, 'POST', '/uba/api/userAttributes/users', { ...body, cell: { byValue: ['X'] }, properties: ['xwho'] })) {
       expect(answer).toMatchObject({ count: 2, size: 2 })
       expect(answer.users.map((u: any) => u.xwho).sort()).toEqual(['a', 'e'])
     }
@@ -139,10 +124,10 @@ describe.skipIf(!clickhouseAvailable())('people on ClickHouse and DuckDB (real c
 
   it('saves the users of a cell as a static cohort', async () => {
     for (const [engine, p] of projects()) {
-      const res = await s.call('POST', '/uba/api/events/users/cohort', { headers: p, body: { ...eventBody, cell: { measure: 0, period: '2024-01-01' }, name: 'first day viewers' } })
+      const res = await twins.server.call('POST', '/uba/api/events/users/cohort', { headers: p, body: { ...eventBody, cell: { measure: 0, period: '2024-01-01' }, name: 'first day viewers' } })
       expect(res.status, `${engine}: ${JSON.stringify(res.body)}`).toBe(200)
       expect(res.body, engine).toMatchObject({ userNumber: 2 })
-      expect((await members(s, p, res.body.code)).sort(), engine).toEqual(['a', 'dan'])
+      expect((await members(twins.server, p, res.body.code)).sort(), engine).toEqual(['a', 'dan'])
     }
   })
 })

@@ -1,6 +1,5 @@
 import { expect } from 'vitest'
-import type { TestClickHouse } from './clickhouse'
-import { newProject, warehouseRows } from './ingest'
+import { warehouseRows } from './ingest'
 import { eventually, type TestServer } from './server'
 
 /**
@@ -12,18 +11,6 @@ import { eventually, type TestServer } from './server'
 export interface Pair {
   duck: { appKey: string; token: string }
   house: { appKey: string; token: string }
-}
-
-/** An empty DuckDB project and an empty ClickHouse project (database `uba_<name>house`) in `zone`. */
-export async function projectPair(s: TestServer, ch: TestClickHouse, name: string, zone: string): Promise<Pair> {
-  const duck = await newProject(s, `${name}duck`, zone)
-  const x = { xtoken: s.creds.xtoken }
-  const appKey = `${name}house`
-  const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey, name: appKey, timeZone: zone, warehouse: { engine: 'clickhouse', url: ch.url, database: `uba_${appKey}` } } })
-  if (made.status !== 200) throw new Error(JSON.stringify(made.body))
-  await eventually(async () => (await s.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.finish === true)
-  const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
-  return { duck, house: { appKey, token: list.body.find((p: { appKey: string }) => p.appKey === appKey).normalToken } }
 }
 
 const zoneOf = (s: TestServer, appKey: string) => s.app.ctx.meta.prepare('SELECT time_zone FROM projects WHERE app_key = ?').pluck().get(appKey) as string

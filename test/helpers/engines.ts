@@ -46,7 +46,7 @@ export interface EngineHost {
 }
 
 /** Makes a project whose events live in the ClickHouse database `uba_<appKey>`. */
-async function clickhouseProject(s: TestServer, ch: TestClickHouse, appKey: string, timeZone: string): Promise<Project> {
+export async function clickhouseProject(s: TestServer, ch: TestClickHouse, appKey: string, timeZone: string): Promise<Project> {
   const x = { xtoken: s.creds.xtoken }
   const warehouse = { engine: 'clickhouse', url: ch.url, database: `uba_${appKey}` }
   const res = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey, name: appKey, timeZone, warehouse } })

@@ -1,8 +1,10 @@
-import { expect } from 'vitest'
+import pino from 'pino'
+import { afterAll, beforeAll, expect } from 'vitest'
 import type { AppendType } from '../../src-main/warehouse'
-import type { TestClickHouse } from './clickhouse'
+import { startClickHouse, type TestClickHouse } from './clickhouse'
+import { clickhouseProject } from './engines'
 import { fixture, importAndWait, newProject, warehouseRows } from './ingest'
-import { eventually, type TestServer } from './server'
+import { startTestServer, type TestServer } from './server'
 
 /**
  * Two projects holding the same rows, one on DuckDB and one on ClickHouse, for tests that ask both
@@ -63,20 +65,18 @@ async function copyTable(s: TestServer, twins: Twins, zone: string, table: strin
   return rows.length
 }
 
+/** An empty DuckDB project `<name>duck` and an empty ClickHouse project `<name>house` (database `uba_<name>house`) in `zone`. */
+export async function projectPair(s: TestServer, ch: TestClickHouse, name: string, zone: string): Promise<Twins> {
+  return { duck: await newProject(s, `${name}duck`, zone), house: await clickhouseProject(s, ch, `${name}house`, zone) }
+}
+
 /**
  * Makes `<name>duck` (DuckDB) and `<name>house` (ClickHouse database `uba_<name>house`) in `zone`,
  * imports `lines` (JSON lines, as an SDK or a file holds them) into the first and copies its rows
  * and plan to the second. Resolves to both projects' keys and tokens (headers for `s.call`).
  */
 export async function twinProjects(s: TestServer, ch: TestClickHouse, name: string, zone: string, lines: string[]): Promise<Twins> {
-  const duck = await newProject(s, `${name}duck`, zone)
-  const x = { xtoken: s.creds.xtoken }
-  const appKey = `${name}house`
-  const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey, name: appKey, timeZone: zone, warehouse: { engine: 'clickhouse', url: ch.url, database: `uba_${appKey}` } } })
-  if (made.status !== 200) throw new Error(JSON.stringify(made.body))
-  await eventually(async () => (await s.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.finish === true)
-  const list = await s.call('GET', '/uba/manage/enterprise/projects', { headers: x })
-  const house = { appKey, token: list.body.find((p: { appKey: string }) => p.appKey === appKey).normalToken }
+  const { duck, house } = await projectPair(s, ch, name, zone)
 
   // no lines: two empty projects
   if (lines.length > 0) {
@@ -103,4 +103,54 @@ export async function askBoth(s: TestServer, twins: Twins, method: 'GET' | 'POST
     answers.push(res.body)
   }
   return answers as [any, any]
+}
+
+/** The twins of a describe block, with the server and the clickhouse-server they live on. */
+export interface TwinsHost extends Twins {
+  readonly server: TestServer
+  readonly clickhouse: TestClickHouse
+}
+
+/**
+ * Starts, for the enclosing describe block, a clickhouse-server and a test server,
+ * and makes the twins `<name>duck` and `<name>house` in `zone`: with `lines`, holding those records
+ * (`twinProjects`); without, empty (`projectPair`), to load through the API. All stop after the
+ * block. Call it at the top of the block, before its own beforeAll (hooks run in the order they are
+ * declared). UBA_TEST_LOG=<file>: the server's warnings and errors (a 503's ClickHouse message) written there.
+ */
+export function useTwins(name: string, zone: string, lines?: string[]): TwinsHost {
+  let server: TestServer | undefined
+  let clickhouse: TestClickHouse | undefined
+  let twins: Twins | undefined
+  beforeAll(async () => {
+    clickhouse = await startClickHouse()
+    const log = process.env.UBA_TEST_LOG
+    server = await startTestServer(log ? { logger: pino({ level: 'warn' }, pino.destination({ dest: log, sync: true })) } : {})
+    twins = lines ? await twinProjects(server, clickhouse, name, zone, lines) : await projectPair(server, clickhouse, name, zone)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+    await clickhouse?.stop()
+  })
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useTwins: the servers and twins are made in beforeAll; read them inside a hook or a test')
+    return value
+  }
+  return {
+    get server() {
+      return ready(server)
+    },
+    get clickhouse() {
+      return ready(clickhouse)
+    },
+    get duck() {
+      return ready(twins).duck
+    },
+    get house() {
+      return ready(twins).house
+    },
+    get copied() {
+      return ready(twins).copied
+    },
+  }
 }

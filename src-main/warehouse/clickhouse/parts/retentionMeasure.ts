@@ -6,7 +6,8 @@ import type { RetentionShape } from '../../parts/retention'
  * domain/analysis/retentionSql.ts measureSql). Each user's distinct initial periods are joined on
  * the user alone with their return periods' partial aggregates (18.16 joins on equalities only:
  * the offset range is a WHERE), then combined per cell. A (user, return period) meets a given
- * offset from one initial period only, so the $ALL column adds no partial twice.
+ * offset from one initial period only, so the $ALL column adds no partial twice. Both joined
+ * subqueries are named: current versions refuse an unnamed one (error 206, joined_subquery_requires_alias).
  */
 
 type Aggregator = NonNullable<RetentionShape['measure']>
@@ -28,7 +29,7 @@ export function measureCellsSql(scan: string, shape: RetentionShape, p: SqlParam
   const starts = `SELECT DISTINCT uid, toInt64(period) AS s FROM (${scan}) WHERE ifNull(f, 0)`
   const rets = `SELECT uid, toInt64(period) AS rp, ${partial.map(([sql, name]) => `${sql} AS ${name}`).join(', ')} FROM (${scan}) WHERE ifNull(r, 0) GROUP BY uid, rp`
   const pairs = () =>
-    `SELECT uid, s, rp - s AS k, ${partial.map(([, name]) => name).join(', ')} FROM (${starts}) ALL INNER JOIN (${rets}) USING uid WHERE rp >= s AND rp <= s + ${p.add(shape.duration)}`
+    `SELECT uid, s, rp - s AS k, ${partial.map(([, name]) => name).join(', ')} FROM (${starts}) AS starts ALL INNER JOIN (${rets}) AS returns USING uid WHERE rp >= s AND rp <= s + ${p.add(shape.duration)}`
   return [
     `SELECT ${nulls.s} AS s, ${nulls.d} AS d, ${nulls.k} AS k, uniqExact(uid) AS n, ${nulls.m} AS m FROM (${starts})`,
     `SELECT s, NULL, NULL, count(), NULL FROM (${starts}) GROUP BY s`,
