@@ -40,8 +40,8 @@ export function switchStream(ctx: DomainContext, appKey: string, on: boolean, op
     const gen = bump(ctx, appKey)
     ctx.background.run(`start stream of ${appKey}`, async () => {
       try {
-        // the stream writes into the project's database: it must exist and open
-        await ctx.warehouse.createProject(appKey, project.time_zone)
+        // the stream writes into the project's database: it must open (ClickHouse's is never recreated)
+        await ctx.warehouse.openProject(appKey, project.time_zone)
         if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.started, StreamState.starting)
       } catch (err) {
         if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.interrupted, StreamState.starting)

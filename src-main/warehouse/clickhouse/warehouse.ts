@@ -21,6 +21,13 @@ export interface WarehouseHost {
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** Called once when the warehouse is closed. */
   closed(warehouse: ClickHouseWarehouse): void
+  /** Notes that the database is gone (dropped on the server); resolves to the error that says so. */
+  gone(): Error
+}
+
+/** Whether ClickHouse refused a request because the project's own database does not exist (code 81: 18.16 "doesn't exist", later "does not exist"). */
+function databaseMissing(e: ClickHouseError, database: string): boolean {
+  return e.code === 81 && new RegExp(`Database \`?${database}\`? does(n't| not) exist`).test(e.message)
 }
 
 /**
@@ -92,6 +99,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
       return await send({ queryId, signal: this.#abort.signal, sessionId })
     } catch (e) {
       if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      if (e instanceof ClickHouseError && databaseMissing(e, this.host.database)) throw this.host.gone()
       throw e
     } finally {
       this.#running.delete(queryId)
@@ -233,6 +241,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
     } catch (e) {
       if (e instanceof ClickHouseError && e.kind === 'cancelled' && this.#stopped) return
       if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      if (e instanceof ClickHouseError && databaseMissing(e, this.host.database)) throw this.host.gone()
       throw e
     } finally {
       this.#running.delete(queryId)
