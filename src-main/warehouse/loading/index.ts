@@ -1,7 +1,7 @@
 import type { AppendType, BoundValues, ColumnType, Row, ScanChunk, Warehouse } from '..'
 import type { ClickHouseWarehouse } from '../clickhouse/warehouse'
 import type { ValuePolicy } from '../values'
-import { copyStoredRows, prepareLocal } from './fetch'
+import { anotherAppLoaded, copyStoredRows, highestStoredId, prepareLocal } from './fetch'
 import { ship } from './ship'
 import { testPause } from '../../testPause'
 
@@ -21,6 +21,8 @@ export class LoadingWarehouse implements Warehouse {
   private constructor(
     private readonly local: Warehouse,
     private readonly remote: ClickHouseWarehouse,
+    /** The highest distinct_id stored when the load began: its new users are numbered after it. */
+    private readonly highest: bigint,
   ) {
     this.dialect = local.dialect
   }
@@ -28,7 +30,16 @@ export class LoadingWarehouse implements Warehouse {
   /** The loading warehouse of `local` (a fresh DuckDB database) for the ClickHouse project of `remote`. */
   static async open(local: Warehouse, remote: ClickHouseWarehouse): Promise<LoadingWarehouse> {
     await prepareLocal(local, remote)
-    return new LoadingWarehouse(local, remote)
+    return new LoadingWarehouse(local, remote, await highestStoredId(remote))
+  }
+
+  /**
+   * Optimistic guard against another app loading into the same database (its own write lock does
+   * not stop this one): just before the staged rows are moved into place, the highest stored
+   * distinct_id must still be the one the load numbered its new users after.
+   */
+  async #nobodyElseLoaded(): Promise<void> {
+    if ((await highestStoredId(this.remote)) !== this.highest) throw anotherAppLoaded(this.remote.database)
   }
 
   get stored(): Warehouse {
@@ -36,7 +47,7 @@ export class LoadingWarehouse implements Warehouse {
   }
 
   storedRowsFor(users: string, days: string | null): Promise<void> {
-    return copyStoredRows(this.local, this.remote, users, days)
+    return copyStoredRows(this.local, this.remote, users, days, this.highest, this.remote.database)
   }
 
   /** The load's work on the local database, then its result shipped into ClickHouse, all or nothing. */
@@ -53,6 +64,11 @@ export class LoadingWarehouse implements Warehouse {
         await testPause('shipped', 'load of a ClickHouse project')
         return out
       }),
+      // one commit at a time on this database, whichever app makes it; and only if nobody else loaded since this load began
+      (commit) => this.remote.withDatabaseLock(async () => {
+        await this.#nobodyElseLoaded()
+        await commit()
+      }, () => anotherAppLoaded(this.remote.database)),
     )
   }
 
