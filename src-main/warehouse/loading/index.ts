@@ -4,6 +4,7 @@ import type { ValuePolicy } from '../values'
 import { anotherAppLoaded, copyStoredRows, highestStoredId, prepareLocal } from './fetch'
 import { ship } from './ship'
 import { testPause } from '../../testPause'
+import { AppError } from '../../errors'
 
 /**
  * The warehouse a load of a ClickHouse project runs on ("load locally, ship the result";
@@ -17,6 +18,7 @@ import { testPause } from '../../testPause'
 export class LoadingWarehouse implements Warehouse {
   readonly dialect
   #shipping = false
+  #onInterrupt: (() => void) | null = null
 
   private constructor(
     private readonly local: Warehouse,
@@ -61,11 +63,14 @@ export class LoadingWarehouse implements Warehouse {
         } finally {
           this.#shipping = false
         }
-        await testPause('shipped', 'load of a ClickHouse project')
+        // (tests) paused with every row staged in ClickHouse, until killed or cancelled
+        await Promise.race([testPause('shipped', 'load of a ClickHouse project'), new Promise<void>((resolve) => (this.#onInterrupt = resolve))])
         return out
       }),
       // one commit at a time on this database, whichever app makes it; and only if nobody else loaded since this load began
       (commit) => this.remote.withDatabaseLock(async () => {
+        // a cancel that came once every row was shipped (no query left to stop) is honoured here: nothing is moved into place
+        if (this.interrupted) throw new AppError(400, 400, 'cancelled')
         await this.#nobodyElseLoaded()
         await commit()
       }, () => anotherAppLoaded(this.remote.database)),
@@ -135,6 +140,7 @@ export class LoadingWarehouse implements Warehouse {
   interrupt(): void {
     this.local.interrupt()
     this.remote.interrupt()
+    this.#onInterrupt?.()
   }
 
   get interrupted(): boolean {
