@@ -65,10 +65,11 @@ export async function highestStoredId(remote: Warehouse): Promise<bigint> {
 /**
  * Another UBA Desk (another data folder) loaded into the same database while this load ran: its
  * new users may have taken the numbers this load gave its own. Each app's write lock serialises
- * only its own loads, so the load stops cleanly instead (docs/clickhouse.md, "Two apps, one database").
+ * only its own loads, so the load stops cleanly instead (docs/clickhouse.md, "Two apps, one
+ * database"); a 503, as it is worth trying again (a collector's SDK retries).
  */
 export function anotherAppLoaded(database: string): AppError {
-  return new AppError(409, 409, `another app loaded into the ClickHouse database ${database} meanwhile: nothing was imported; try again`)
+  return new AppError(503, 503, `another app loaded into the ClickHouse database ${database} meanwhile: nothing was imported; try again`)
 }
 
 /** See Warehouse.storedRowsFor; `highest` is the highest distinct_id the load started from (it must not have moved). */
