@@ -84,6 +84,14 @@ describe.skipIf(!clickhouseAvailable())('a ClickHouse database dropped while the
     expect(await databaseThere()).toBe('0')
   }, 60_000)
 
+  it('starting the stream does not create the database either: the stream is interrupted', async () => {
+    const res = await s.call('POST', '/uba/manage/enterprise/projects/gonehouse/stream', { headers: x(), body: { streamSwitch: true } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    // 3: interrupted (StreamState)
+    await eventually(async () => (await s.call('GET', '/uba/manage/enterprise/projects/gonehouse', { headers: x() })).body.stream === 3)
+    expect(await databaseThere()).toBe('0')
+  })
+
   it('a new project on a database that does not exist still creates it', async () => {
     const warehouse = { engine: 'clickhouse', url: ch.url, database: 'uba_gonehouse2' }
     const made = await s.call('POST', '/uba/manage/enterprise/projects', { headers: x(), body: { appKey: 'gonehouse2', name: 'gonehouse2', timeZone: 'UTC', warehouse } })
