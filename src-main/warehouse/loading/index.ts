@@ -23,8 +23,8 @@ export class LoadingWarehouse implements Warehouse {
   private constructor(
     private readonly local: Warehouse,
     private readonly remote: ClickHouseWarehouse,
-    /** The highest distinct_id stored when the load began: its new users are numbered after it. */
-    private readonly highest: bigint,
+    /** The highest distinct_id stored when the load began (or last committed): its new users are numbered after it. */
+    private highest: bigint,
   ) {
     this.dialect = local.dialect
   }
@@ -73,6 +73,9 @@ export class LoadingWarehouse implements Warehouse {
         if (this.interrupted) throw new AppError(400, 400, 'cancelled')
         await this.#nobodyElseLoaded()
         await commit()
+        // a later transaction of this load numbers after the users this one stored (read locally: the rows are committed, nothing may fail now)
+        const [[mine]] = await this.local.rows('SELECT coalesce(max(distinct_id), 0) FROM user_ids').catch(() => [[this.highest]])
+        if (BigInt(mine as bigint) > this.highest) this.highest = BigInt(mine as bigint)
       }, () => anotherAppLoaded(this.remote.database)),
     )
   }
