@@ -125,6 +125,8 @@ export interface paths {
                                 database?: string;
                                 /** @description ClickHouse only, when one was given. */
                                 user?: string;
+                                /** @description ClickHouse only, when the database was found missing on the server (dropped there): what is wrong, naming it. UBA Desk never recreates it; analyses of the project answer 503 saying the same. */
+                                problem?: string;
                             };
                             /** @description The project API token. */
                             normalToken: string;
@@ -323,6 +325,8 @@ export interface paths {
                                 database?: string;
                                 /** @description ClickHouse only, when one was given. */
                                 user?: string;
+                                /** @description ClickHouse only, when the database was found missing on the server (dropped there): what is wrong, naming it. UBA Desk never recreates it; analyses of the project answer 503 saying the same. */
+                                problem?: string;
                             };
                             /** @description Creation has completed. */
                             finish: boolean;

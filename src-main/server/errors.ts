@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { AppError } from '../domain/errors'
-import { ClickHouseError } from '../warehouse/clickhouse/errors'
+import { warehouseRefusal } from '../warehouse/errors'
 import { errorDescriptions, errorRef } from './schemas/common'
 import { describeValidation } from './validation'
 
@@ -119,10 +119,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       appError = new AppError(400, 400, msg, params)
     } else appError = fromFastify(error, pathOf(request.url))
 
-    if (!appError && (error as unknown) instanceof ClickHouseError) {
-      // a statement a project's ClickHouse server would not run: what runs there today is in docs/clickhouse.md
+    const refused = appError ? null : warehouseRefusal(error)
+    if (refused) {
       request.log.warn({ err: error }, 'ClickHouse refused a statement')
-      appError = new AppError(503, 503, `the project's ClickHouse server cannot run this request yet (ClickHouse error ${(error as unknown as ClickHouseError).code})`)
+      appError = refused
     }
     if (!appError) {
       request.log.error({ err: error }, 'unexpected error')

@@ -1,3 +1,4 @@
+import { AppError } from '../errors'
 import { ClickHouseError } from './clickhouse/errors'
 
 /**
@@ -57,4 +58,14 @@ export function readerProblem(err: unknown): 'line-too-long' | 'damaged-compress
   if (/Maximum line size/i.test(failureText(err))) return 'line-too-long'
   if (/gzip|zlib|inflate/i.test(text)) return 'damaged-compression'
   return null
+}
+
+/**
+ * A statement the project's ClickHouse server refused, in the words a request gets (its 503) and
+ * background work records (a cohort's, a tag's or a job's failure): what runs there today is in
+ * docs/clickhouse.md. Null for any other failure.
+ */
+export function warehouseRefusal(err: unknown): AppError | null {
+  if (!(err instanceof ClickHouseError)) return null
+  return new AppError(503, 503, `the project's ClickHouse server cannot run this request yet (ClickHouse error ${err.code})`)
 }

@@ -141,8 +141,15 @@ export interface Warehouses<W extends Warehouse = Warehouse> {
   stagingDirOf(appKey: string): string
   /** The folder the engine spills to when a statement needs more memory than it may use. */
   spillDirOf(appKey: string): string
-  /** Creates the project's database and its base tables; safe to call again. */
+  /** At the project's creation only: creates its database and base tables; safe to call again. */
   createProject(appKey: string, timeZone: string): Promise<void>
+  /**
+   * A project made before (start-up, a stream starting): readies its database for writes. The
+   * embedded engine creates what is absent (the database file is the app's own); ClickHouse never
+   * creates the database (one dropped on the server stays missing, and the project says so) and
+   * drops what a crashed write left there.
+   */
+  openProject(appKey: string, timeZone: string): Promise<void>
   /** Runs `work` on a fresh connection set to `timeZone`, closed afterwards whatever happens. */
   withConnection<T>(appKey: string, timeZone: string, work: (warehouse: W) => Promise<T>): Promise<T>
   /** A connection for streamed reads, closed by the caller. */

@@ -126,6 +126,10 @@ export class WarehouseRouter<E extends Warehouse = Warehouse> implements Project
     return this.call(appKey, (host) => host.createProject(appKey, timeZone))
   }
 
+  openProject(appKey: string, timeZone: string): Promise<void> {
+    return this.call(appKey, (host) => host.openProject(appKey, timeZone))
+  }
+
   withConnection<T>(appKey: string, timeZone: string, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
     return this.call(appKey, (host) => host.withConnection(appKey, timeZone, work))
   }

@@ -14,7 +14,7 @@ import { importFile, type ImportSpec, type OnPhase, type Phase } from './importe
 import { jobKey, sealJob } from './jobOutcome'
 import { RejectedRecords, type LoadResult, type Rejection } from './load'
 import { withWriteLock } from '../writeLock'
-import { failureText, readerProblem } from '../../warehouse/errors'
+import { failureText, readerProblem, warehouseRefusal } from '../../warehouse/errors'
 import { contextState } from '../contextState'
 
 /**
@@ -259,6 +259,9 @@ function finishFailed(ctx: DomainContext, id: string, l: Live, err: unknown): vo
 /** What went wrong, in words for the user: the file's problem, never a stack. */
 function failureMessage(err: unknown): string {
   if (err instanceof AppError) return err.message
+  // the project's ClickHouse server refused a statement: the server's problem, not the file's
+  const refused = warehouseRefusal(err)
+  if (refused) return refused.message
   const firstLine = failureText(err)
   const problem = readerProblem(err)
   if (problem === 'line-too-long') return `a line is longer than the 8 MB a record may take: ${firstLine}`

@@ -69,14 +69,14 @@ async function settleProject(ctx: DomainContext, scope: ProjectScope, rows: JobR
  * What a load of a ClickHouse project left there when the app stopped mid-way: its staging
  * tables and copies (`_uba_*`, warehouse/clickhouse/staging.ts), never its rows in the live tables
  * (moved there in one step, with the sealed outcome). They are dropped before the jobs are settled
- * (createProject drops them; the tables it would create exist). A server that does not answer
+ * (openProject drops them; it never creates a database dropped on the server). A server that does not answer
  * keeps them until the next start; its jobs are settled as unchecked below.
  */
 async function dropRemoteLeftovers(ctx: DomainContext): Promise<void> {
   const projects = ctx.meta.prepare("SELECT p.app_key, p.time_zone FROM projects p JOIN project_warehouses w ON w.app_key = p.app_key WHERE p.status = 1 AND w.engine = 'clickhouse'").all() as { app_key: string; time_zone: string }[]
   for (const { app_key: appKey, time_zone: timeZone } of projects) {
     try {
-      await ctx.warehouse.createProject(appKey, timeZone)
+      await ctx.warehouse.openProject(appKey, timeZone)
     } catch (err) {
       ctx.background.run(`drop what a load left on the ClickHouse project ${appKey}`, () => Promise.reject(err))
     }

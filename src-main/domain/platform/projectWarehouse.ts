@@ -13,7 +13,7 @@ interface WarehouseRow {
 }
 
 /** A project's warehouse as the API shows it: the engine and where it is, never the password. */
-export type WarehouseView = { engine: 'duckdb' } | { engine: 'clickhouse'; url: string; database: string; user?: string }
+export type WarehouseView = { engine: 'duckdb' } | { engine: 'clickhouse'; url: string; database: string; user?: string; problem?: string }
 
 function rowOf(meta: MetaDb, appKey: string): WarehouseRow | undefined {
   return meta.prepare('SELECT * FROM project_warehouses WHERE app_key = ?').get(appKey) as WarehouseRow | undefined
@@ -29,10 +29,12 @@ export function warehouseChoiceOf(meta: MetaDb, appKey: string): WarehouseChoice
   return { engine: row.engine, connection, timeZone: row.time_zone }
 }
 
-export function warehouseView(meta: MetaDb, appKey: string): WarehouseView {
+/** `found`: false when the app found the project's ClickHouse database gone (dropped on the server), which the view then says. */
+export function warehouseView(meta: MetaDb, appKey: string, found: boolean): WarehouseView {
   const row = rowOf(meta, appKey)
   if (!row) return { engine: 'duckdb' }
-  return { engine: row.engine, url: row.url, database: row.database, ...(row.user !== null ? { user: row.user } : {}) }
+  const problem = found ? {} : { problem: `the database ${row.database} is missing on ${row.url}: it was dropped there, and UBA Desk does not create it again` }
+  return { engine: row.engine, url: row.url, database: row.database, ...(row.user !== null ? { user: row.user } : {}), ...problem }
 }
 
 /** Records a project's ClickHouse database, in the transaction that registers the project. */

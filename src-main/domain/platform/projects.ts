@@ -84,7 +84,8 @@ function view(ctx: DomainContext, row: ProjectRow, withToken: boolean): ProjectV
     stream: row.stream,
     timeZone: row.time_zone,
     collectorOrigins: originList(row.collector_origins),
-    warehouse: warehouseView(ctx.meta, row.app_key),
+    // a finished project whose database is gone says so (an unfinished one has none yet)
+    warehouse: warehouseView(ctx.meta, row.app_key, row.finish !== 1 || ctx.warehouse.exists(row.app_key)),
   }
   if (withToken) out.normalToken = row.token
   if (row.logo) out.logo = row.logo

@@ -1,5 +1,5 @@
 import type { DomainContext, Operator } from '../context'
-import { badParam } from '../errors'
+import { badParam, engineUnavailable } from '../errors'
 import { recordOperation } from '../project/operations'
 import { ProjectStatus, StreamState } from './projects'
 import { contextState } from '../contextState'
@@ -40,8 +40,10 @@ export function switchStream(ctx: DomainContext, appKey: string, on: boolean, op
     const gen = bump(ctx, appKey)
     ctx.background.run(`start stream of ${appKey}`, async () => {
       try {
-        // the stream writes into the project's database: it must exist and open
-        await ctx.warehouse.createProject(appKey, project.time_zone)
+        // the stream writes into the project's database: it must open (ClickHouse's is never recreated)
+        await ctx.warehouse.openProject(appKey, project.time_zone)
+        // a ClickHouse database dropped on the server: the stream is interrupted, nothing recreates it
+        if (!ctx.warehouse.exists(appKey)) throw engineUnavailable(`the database of project ${appKey} is missing`)
         if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.started, StreamState.starting)
       } catch (err) {
         if (generations(ctx).get(appKey) === gen) setState(ctx, appKey, StreamState.interrupted, StreamState.starting)

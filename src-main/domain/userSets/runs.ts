@@ -5,6 +5,7 @@ import { dialectOf, type DomainContext } from '../context'
 import { AppError } from '../errors'
 import type { ProjectScope } from '../project/scope'
 import { withWriteLock } from '../writeLock'
+import { warehouseRefusal } from '../../warehouse/errors'
 import { dimensionNameClash } from './membership'
 
 /**
@@ -80,7 +81,8 @@ export async function materialiseRun<Row extends ComputedRow, Out>(ctx: DomainCo
       }),
     )
   } catch (err) {
-    const reason = err instanceof AppError ? err.message : UNEXPECTED
+    // ClickHouse's refusal in the request's words; anything else unforeseen only in the log
+    const reason = err instanceof AppError ? err.message : (warehouseRefusal(err)?.message ?? UNEXPECTED)
     ctx.meta.prepare(`UPDATE ${kind.table} SET status = 'failed', fail_reason = ? WHERE id = ? AND run = ?`).run(reason, id, run)
     throw err
   }
@@ -100,7 +102,7 @@ export function startRun<Row extends ComputedRow, Out>(ctx: DomainContext, kind:
     try {
       await materialiseRun(ctx, kind, id, run, now)
     } catch (err) {
-      // the reason is on the record; only the unexpected deserve the log
+      // the reason is on the record; only the unexpected (a refusal's details too) deserve the log
       if (!(err instanceof AppError)) throw err
     }
   })

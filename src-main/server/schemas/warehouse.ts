@@ -38,9 +38,10 @@ export const warehouseOutput = {
         url: { type: 'string', description: 'ClickHouse only: the server\'s HTTP address.' },
         database: { type: 'string', description: 'ClickHouse only: the project\'s database.' },
         user: { type: 'string', description: 'ClickHouse only, when one was given.' },
+        problem: { type: 'string', description: 'ClickHouse only, when the database was found missing on the server (dropped there): what is wrong, naming it. UBA Desk never recreates it; analyses of the project answer 503 saying the same.' },
       },
     },
-    ['url', 'database', 'user'],
+    ['url', 'database', 'user', 'problem'],
   ),
 } as const
 

@@ -1,11 +1,10 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { engineUnavailable } from '../../errors'
+import { AppError, engineUnavailable } from '../../errors'
 import { privateDir } from '../../store/private'
 import type { Warehouses } from '..'
 import { ClickHouseClient } from './client'
-import { ClickHouseError } from './errors'
-import { identifier } from './literal'
+import { identifier, quoteString } from './literal'
 import { dropLeftovers } from './staging'
 import { ClickHouseWarehouse, type WarehouseHost } from './warehouse'
 
@@ -82,7 +81,16 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     this.url = this.#client.url
     this.database = database
     this.#stagingDir = options.stagingDir ?? join(tmpdir(), 'uba-desk-clickhouse', database)
-    this.#host = { database, exclusive: (work) => this.#exclusive(work), closed: (warehouse) => this.#open.delete(warehouse) }
+    this.#host = { database, exclusive: (work) => this.#exclusive(work), closed: (warehouse) => this.#open.delete(warehouse), gone: () => this.#gone() }
+  }
+
+  /**
+   * The database was found missing (dropped on the server): the project says so, naming it, in
+   * every answer that needs it (a 503: the data is not reachable), and nothing recreates it.
+   */
+  #gone(): AppError {
+    this.#missing = true
+    return engineUnavailable(`the project's ClickHouse database ${this.database} is missing on ${this.url}: it was dropped there, and UBA Desk does not create it again (an empty project would look as if the data had vanished); restore the database on the server, then restart UBA Desk`)
   }
 
   /** Resolves when the server answers a query with these credentials ("Test connection"); its typed error otherwise. */
@@ -106,7 +114,22 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     return this.stagingDirOf()
   }
 
-  /** Creates the database and the base tables when absent, and drops what a crashed write left; safe to call again. */
+  /**
+   * A project made before (start-up, a stream starting): never creates its database, which only the
+   * project's creation does (a database dropped on the server stays missing, and the project says
+   * so); drops what a crashed write left when the database is there.
+   */
+  async openProject(): Promise<void> {
+    const [[found]] = (await this.#server.query(`SELECT count() FROM system.databases WHERE name = ${quoteString(this.database)}`)).rows as unknown[][]
+    if (Number(found) === 0) {
+      this.#gone()
+      return
+    }
+    this.#missing = false
+    await dropLeftovers({ command: (sql) => this.#client.command(sql), rows: async (sql) => (await this.#client.query(sql)).rows }, this.database)
+  }
+
+  /** At the project's creation: creates the database and the base tables when absent, and drops what a crashed write left; safe to call again. */
   createProject(): Promise<void> {
     this.#creating ??= (async () => {
       await this.#server.command(`CREATE DATABASE IF NOT EXISTS ${identifier(this.database)}`)
@@ -121,9 +144,6 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     const session = await this.session(appKey, timeZone)
     try {
       return await work(session)
-    } catch (e) {
-      if (e instanceof ClickHouseError && e.code === 81) this.#missing = true
-      throw e
     } finally {
       session.close()
     }

@@ -21,6 +21,13 @@ export interface WarehouseHost {
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** Called once when the warehouse is closed. */
   closed(warehouse: ClickHouseWarehouse): void
+  /** Notes that the database is gone (dropped on the server); resolves to the error that says so. */
+  gone(): Error
+}
+
+/** Whether ClickHouse refused a request because the project's own database does not exist (code 81: 18.16 "doesn't exist", later "does not exist"). */
+function databaseMissing(e: ClickHouseError, database: string): boolean {
+  return e.code === 81 && new RegExp(`Database \`?${database}\`? does(n't| not) exist`).test(e.message)
 }
 
 /**
@@ -31,6 +38,9 @@ export interface WarehouseHost {
 export function partitionIdOf(table: string): string {
   return table === 'event_vd' ? 'toString(intDiv(ds, 100))' : "'all'"
 }
+
+/** The table whose existence is the database's commit lock (see `withDatabaseLock`); a leftover of a crash like the staging tables. */
+export const DATABASE_LOCK = '_uba_commit_lock'
 
 /** Rows per chunk of `stream`, as DuckDB's. */
 const STREAM_ROWS = 2048
@@ -76,6 +86,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
 
   readonly dialect: Dialect
 
+  /** The project's database on the server. */
+  get database(): string {
+    return this.host.database
+  }
+
   /** One request: named, interruptible, queued behind the session's when it needs the session. */
   async #call<T>(send: (options: QueryOptions) => Promise<T>, sessionless = false): Promise<T> {
     const sessionId = sessionless ? undefined : this.#sessionId
@@ -92,6 +107,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
       return await send({ queryId, signal: this.#abort.signal, sessionId })
     } catch (e) {
       if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      if (e instanceof ClickHouseError && databaseMissing(e, this.host.database)) throw this.host.gone()
       throw e
     } finally {
       this.#running.delete(queryId)
@@ -233,6 +249,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
     } catch (e) {
       if (e instanceof ClickHouseError && e.kind === 'cancelled' && this.#stopped) return
       if (e instanceof EngineUnavailableError) throw engineUnavailable('the ClickHouse server cannot be reached')
+      if (e instanceof ClickHouseError && databaseMissing(e, this.host.database)) throw this.host.gone()
       throw e
     } finally {
       this.#running.delete(queryId)
@@ -250,17 +267,47 @@ export class ClickHouseWarehouse implements WarehouseSession {
     return scanChunks(bytes, types, queryId)
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * `around` wraps the moving of the staged rows into place (under the host's write lock): it runs
+   * `commit` once, or fails, and then the staged rows are dropped.
+   */
+  async transaction<T>(work: () => Promise<T>, around?: (commit: () => Promise<void>) => Promise<void>): Promise<T> {
     const staging = this.#begin()
     try {
       const out = await work()
-      await this.host.exclusive(() => staging.commit())
+      await this.host.exclusive(() => (around ? around(() => staging.commit()) : staging.commit()))
       return out
     } catch (e) {
       await staging.discard(true)
       throw e
     } finally {
       this.#staging = null
+    }
+  }
+
+  /**
+   * Runs `work` while this connection holds the database's commit lock, shared by every UBA Desk
+   * writing this database (each app's own write lock covers only its own writes): a table made by
+   * CREATE TABLE, which one creator at a time wins (error 57 for the others). A holder is waited
+   * for up to `waitMs`, then `busy()` is thrown. A crash leaves the table: it starts with `_uba_`,
+   * so the next start-up drops it with the other leftovers.
+   */
+  async withDatabaseLock<T>(work: () => Promise<T>, busy: () => Error, waitMs = 10_000): Promise<T> {
+    const lock = quoteName(DATABASE_LOCK)
+    const until = Date.now() + waitMs
+    for (;;) {
+      try {
+        await this.#exec.command(`CREATE TABLE ${lock} (holder String) ENGINE = Memory`)
+        break
+      } catch (e) {
+        if (!(e instanceof ClickHouseError && e.code === 57) || Date.now() > until) throw e instanceof ClickHouseError && e.code === 57 ? busy() : e
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+    try {
+      return await work()
+    } finally {
+      await this.#exec.command(`DROP TABLE IF EXISTS ${lock}`).catch(() => undefined)
     }
   }
 
@@ -305,7 +352,12 @@ export class ClickHouseWarehouse implements WarehouseSession {
         const have = new Set((await this.#exec.rows(`SELECT name FROM system.columns WHERE database = ${quoteString(this.host.database)} AND table = ${quoteString(target)}`)).map((r) => String(r[0])))
         for (const c of columns) {
           if (have.has(c.id)) continue
-          await this.#exec.command(`ALTER TABLE ${quoteName(target)} ADD COLUMN ${quoteName(c.id)} ${COLUMN_TYPES[c.dataType]}`)
+          await this.#exec.command(`ALTER TABLE ${quoteName(target)} ADD COLUMN ${quoteName(c.id)} ${COLUMN_TYPES[c.dataType]}`).catch(async (e: unknown) => {
+            // another app on the same database added it meanwhile (error 44): fine when it has this type
+            if (!(e instanceof ClickHouseError && e.code === 44)) throw e
+            const [found] = await this.#exec.rows(`SELECT type FROM system.columns WHERE database = ${quoteString(this.host.database)} AND table = ${quoteString(target)} AND name = ${quoteString(c.id)}`)
+            if (found?.[0] !== COLUMN_TYPES[c.dataType]) throw e
+          })
           have.add(c.id)
         }
       }

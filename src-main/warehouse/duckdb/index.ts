@@ -142,6 +142,11 @@ export class DuckDBWarehouses implements Warehouses<DuckDBWarehouse> {
     return pending
   }
 
+  /** The database file is the app's own: made again when absent, as at the creation. */
+  openProject(appKey: string, timeZone: string): Promise<void> {
+    return this.createProject(appKey, timeZone)
+  }
+
   /**
    * Runs `work` on a fresh connection of the project's database. The connection is tracked so
    * that `interrupt` can stop it, and closed afterwards whatever happens.

@@ -1,4 +1,5 @@
 import type { ColumnType, Warehouse } from '..'
+import { AppError } from '../../errors'
 import { COLUMN_TYPES } from '../clickhouse/writes'
 import { USER_ALIASES_DDL } from '../duckdb'
 import { landRows, localColumns, type LocalColumn } from './wire'
@@ -55,8 +56,24 @@ const ID_COLUMNS: LocalColumn[] = [
   { name: 'distinct_id', type: 'BIGINT' },
 ]
 
-/** See Warehouse.storedRowsFor. */
-export async function copyStoredRows(local: Warehouse, remote: Warehouse, users: string, days: string | null): Promise<void> {
+/** The highest distinct_id stored in the project's ClickHouse database (0 when none): a load numbers its new users after it. */
+export async function highestStoredId(remote: Warehouse): Promise<bigint> {
+  const [[max]] = await remote.rows('SELECT max(distinct_id) FROM user_ids')
+  return BigInt(max as bigint)
+}
+
+/**
+ * Another UBA Desk (another data folder) loaded into the same database while this load ran: its
+ * new users may have taken the numbers this load gave its own. Each app's write lock serialises
+ * only its own loads, so the load stops cleanly instead (docs/clickhouse.md, "Two apps, one
+ * database"); a 503, as it is worth trying again (a collector's SDK retries).
+ */
+export function anotherAppLoaded(database: string): AppError {
+  return new AppError(503, 503, `another app loaded into the ClickHouse database ${database} meanwhile: nothing was imported; try again`)
+}
+
+/** See Warehouse.storedRowsFor; `highest` is the highest distinct_id the load started from (it must not have moved). */
+export async function copyStoredRows(local: Warehouse, remote: Warehouse, users: string, days: string | null, highest: bigint, database: string): Promise<void> {
   const want = (await local.rows(`SELECT DISTINCT xwho FROM (${users}) u WHERE xwho IS NOT NULL AND xwho NOT IN (SELECT xwho FROM _uba_looked_up)`)).map((r) => String(r[0]))
   const ids: unknown[] = []
   if (want.length > 0) {
@@ -65,8 +82,9 @@ export async function copyStoredRows(local: Warehouse, remote: Warehouse, users:
     for (const [id] of await remote.rows('SELECT DISTINCT distinct_id FROM user_ids WHERE xwho IN (SELECT xwho FROM _uba_want)')) ids.push(id)
   }
   // the highest id, so that new users are numbered after every stored one
-  const [[max]] = await remote.rows('SELECT max(distinct_id) FROM user_ids')
-  if (BigInt(max as bigint) > 0n) ids.push(max)
+  const max = await highestStoredId(remote)
+  if (max !== highest) throw anotherAppLoaded(database)
+  if (max > 0n) ids.push(max)
   const fetched = new Set((await local.rows('SELECT distinct_id FROM _uba_fetched_users')).map((r) => String(r[0])))
   const fresh = [...new Set(ids.map(String))].filter((id) => !fetched.has(id))
   if (fresh.length > 0) await copyUsers(local, remote, fresh)

@@ -1,9 +1,10 @@
 import type { AppendType, BoundValues, ColumnType, Row, ScanChunk, Warehouse } from '..'
 import type { ClickHouseWarehouse } from '../clickhouse/warehouse'
 import type { ValuePolicy } from '../values'
-import { copyStoredRows, prepareLocal } from './fetch'
+import { anotherAppLoaded, copyStoredRows, highestStoredId, prepareLocal } from './fetch'
 import { ship } from './ship'
 import { testPause } from '../../testPause'
+import { AppError } from '../../errors'
 
 /**
  * The warehouse a load of a ClickHouse project runs on ("load locally, ship the result";
@@ -17,10 +18,13 @@ import { testPause } from '../../testPause'
 export class LoadingWarehouse implements Warehouse {
   readonly dialect
   #shipping = false
+  #onInterrupt: (() => void) | null = null
 
   private constructor(
     private readonly local: Warehouse,
     private readonly remote: ClickHouseWarehouse,
+    /** The highest distinct_id stored when the load began (or last committed): its new users are numbered after it. */
+    private highest: bigint,
   ) {
     this.dialect = local.dialect
   }
@@ -28,7 +32,16 @@ export class LoadingWarehouse implements Warehouse {
   /** The loading warehouse of `local` (a fresh DuckDB database) for the ClickHouse project of `remote`. */
   static async open(local: Warehouse, remote: ClickHouseWarehouse): Promise<LoadingWarehouse> {
     await prepareLocal(local, remote)
-    return new LoadingWarehouse(local, remote)
+    return new LoadingWarehouse(local, remote, await highestStoredId(remote))
+  }
+
+  /**
+   * Optimistic guard against another app loading into the same database (its own write lock does
+   * not stop this one): just before the staged rows are moved into place, the highest stored
+   * distinct_id must still be the one the load numbered its new users after.
+   */
+  async #nobodyElseLoaded(): Promise<void> {
+    if ((await highestStoredId(this.remote)) !== this.highest) throw anotherAppLoaded(this.remote.database)
   }
 
   get stored(): Warehouse {
@@ -36,7 +49,7 @@ export class LoadingWarehouse implements Warehouse {
   }
 
   storedRowsFor(users: string, days: string | null): Promise<void> {
-    return copyStoredRows(this.local, this.remote, users, days)
+    return copyStoredRows(this.local, this.remote, users, days, this.highest, this.remote.database)
   }
 
   /** The load's work on the local database, then its result shipped into ClickHouse, all or nothing. */
@@ -50,9 +63,20 @@ export class LoadingWarehouse implements Warehouse {
         } finally {
           this.#shipping = false
         }
-        await testPause('shipped', 'load of a ClickHouse project')
+        // (tests) paused with every row staged in ClickHouse, until killed or cancelled
+        await Promise.race([testPause('shipped', 'load of a ClickHouse project'), new Promise<void>((resolve) => (this.#onInterrupt = resolve))])
         return out
       }),
+      // one commit at a time on this database, whichever app makes it; and only if nobody else loaded since this load began
+      (commit) => this.remote.withDatabaseLock(async () => {
+        // a cancel that came once every row was shipped (no query left to stop) is honoured here: nothing is moved into place
+        if (this.interrupted) throw new AppError(400, 400, 'cancelled')
+        await this.#nobodyElseLoaded()
+        await commit()
+        // a later transaction of this load numbers after the users this one stored (read locally: the rows are committed, nothing may fail now)
+        const [[mine]] = await this.local.rows('SELECT coalesce(max(distinct_id), 0) FROM user_ids').catch(() => [[this.highest]])
+        if (BigInt(mine as bigint) > this.highest) this.highest = BigInt(mine as bigint)
+      }, () => anotherAppLoaded(this.remote.database)),
     )
   }
 
@@ -119,6 +143,7 @@ export class LoadingWarehouse implements Warehouse {
   interrupt(): void {
     this.local.interrupt()
     this.remote.interrupt()
+    this.#onInterrupt?.()
   }
 
   get interrupted(): boolean {
