@@ -2674,7 +2674,7 @@ export interface paths {
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
                         rows: {
-                            [key: string]: unknown;
+                            [key: string]: string | number | boolean | string[] | null;
                         }[];
                     };
                 };
@@ -2881,7 +2881,7 @@ export interface paths {
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
                         rows: {
-                            [key: string]: unknown;
+                            [key: string]: string | number | boolean | string[] | null;
                         }[];
                     };
                 };
@@ -6031,9 +6031,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -6635,9 +6640,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -7312,9 +7322,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -7938,9 +7953,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -8438,9 +8458,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -11151,9 +11176,14 @@ export interface paths {
                             page: number;
                             /** @description Users returned. */
                             size: number;
-                            users: {
+                            users: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
