@@ -167,4 +167,30 @@ describe('projectResource', () => {
     await tick()
     expect([r.state.value, r.error.value?.message, r.current.value]).toEqual(['ready', 'refresh', 5])
   })
+
+  it('after: runs once an answer or error is kept, and the load (shared too) waits for it; not for a dropped answer', async () => {
+    const session = useSessionStore()
+    const done: string[] = []
+    const r = projectResource<string>('', { switchOn: 'read', shared: true, after: async () => void done.push(r.error.value?.message ?? r.data.value) })
+    const { calls, read } = reads<string>()
+    const one = r.load(read)
+    const two = r.load(read)
+    calls[0].resolve('a')
+    await two
+    expect(done).toEqual(['a'])
+    await one
+    const failing = r.load(read, true)
+    calls[1].reject(new Error('down'))
+    await failing
+    expect(done).toEqual(['a', 'down'])
+    // a read for B started after this one for A: A's answer is dropped, and nothing follows it
+    const a = r.load(read, true)
+    session.useProject('B', 'tb')
+    const b = r.load(read)
+    calls[2].resolve('late')
+    await a
+    calls[3].resolve('b')
+    await b
+    expect(done).toEqual(['a', 'down', 'b'])
+  })
 })

@@ -22,6 +22,8 @@ export interface ProjectResourceOptions {
   loadingOn?: 'switch' | 'always' | 'unlessShown'
   /** A failed read of a project whose answer is shown and ready keeps it ready: only `error` says the refresh failed. */
   keepOnRefreshError?: boolean
+  /** Runs after an answer or error was kept, before the load is done (a shared load waits for it too). */
+  after?: () => Promise<void>
 }
 
 export interface ProjectResource<T> {
@@ -84,6 +86,7 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
         error.value = err as Error
         if (!(options.keepOnRefreshError && shown)) state.value = 'error'
       }
+      await options.after?.()
     })()
     if (options.shared) last = { appKey: auth.appKey, run }
     return run
