@@ -2678,7 +2678,7 @@ export interface paths {
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
                         rows: {
-                            [key: string]: unknown;
+                            [key: string]: string | number | boolean | string[] | null;
                         }[];
                     };
                 };
@@ -2885,7 +2885,7 @@ export interface paths {
                         };
                         /** @description Array of maps of column name to value. null leaves a value empty. */
                         rows: {
-                            [key: string]: unknown;
+                            [key: string]: string | number | boolean | string[] | null;
                         }[];
                     };
                 };
@@ -6035,9 +6035,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -6639,9 +6644,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -7316,9 +7326,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -7942,9 +7957,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -8442,9 +8462,14 @@ export interface paths {
                             pageSize?: number;
                             /** @description Users returned. */
                             size?: number;
-                            users?: {
+                            users?: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };
@@ -11155,9 +11180,14 @@ export interface paths {
                             page: number;
                             /** @description Users returned. */
                             size: number;
-                            users: {
+                            users: ({
+                                /** @description The numeric platform user id. */
+                                distinct_id: number;
+                                /** @description The user id. */
+                                xwho: string;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         };
                     };
                 };

@@ -20,6 +20,8 @@ declare module 'fastify' {
     collector?: boolean
     /** The body schema /openapi.json publishes where the domain checks the body itself (the analyses). */
     documentedBody?: object
+    /** The 200 answer /openapi.json publishes where the serializer's schema is left open to keep the key order the domain built (listed users). */
+    documentedAnswer?: object
   }
   interface FastifyRequest {
     /** The project the project credentials opened (project routes only). */

@@ -73,7 +73,9 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
     // bodies accept fields their schema does not list (tolerance.ts): published without additionalProperties false
     transform: ({ schema, url, route }) => {
       const body = route.config?.documentedBody ?? schema?.body
-      return { schema: body ? { ...schema, body: publishedBody(body) } : schema, url }
+      const published = body ? { ...schema, body: publishedBody(body) } : schema
+      const answer = route.config?.documentedAnswer
+      return { schema: answer ? { ...published, response: { ...(published?.response as object), 200: answer } } : published, url }
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })

@@ -5,6 +5,7 @@ import { resolveTags, tagValuesFor } from '../userSets/tagVersions'
 import type { ProjectScope } from '../project/scope'
 import { findUser, queryOn, userKeyOf, withoutUserKey, type UserKey } from './users'
 import { maskedUserProperties, plannedValue, shownValue } from '../schema/shownValues'
+import { flag } from '../../store/meta/flags'
 
 interface PlanType {
   id: string
@@ -31,7 +32,7 @@ function knownFields(body: Record<string, unknown>): void {
 export function detailProperties(ctx: DomainContext, appKey: string, value: unknown): string[] {
   const rows = ctx.meta.prepare('SELECT id, visible FROM plan_user_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as { id: string; visible: number }[]
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
-    const visible = rows.filter((r) => r.visible === 1).map((r) => r.id)
+    const visible = rows.filter((r) => flag(r.visible)).map((r) => r.id)
     return visible.includes('xwho') ? ['xwho', ...visible.filter((id) => id !== 'xwho')] : visible
   }
   if (!Array.isArray(value)) throw badParam('properties', 'properties must be an array of user property ids')

@@ -1,3 +1,4 @@
+import { asFlag, flag, type Stored } from '../../store/meta/flags'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, existsButDisabled } from '../errors'
 import { recordOperation } from '../project/operations'
@@ -15,11 +16,12 @@ export interface NewAccount {
 interface AccountRow {
   id: number
   email: string
-  enabled: number
+  enabled: boolean
 }
 
 function findByEmail(ctx: DomainContext, email: string): AccountRow | undefined {
-  return ctx.meta.prepare('SELECT id, email, enabled FROM accounts WHERE email = ?').get(email) as AccountRow | undefined
+  const row = ctx.meta.prepare('SELECT id, email, enabled FROM accounts WHERE email = ?').get(email) as Stored<AccountRow> | undefined
+  return row && { ...row, enabled: flag(row.enabled) }
 }
 
 /**
@@ -35,8 +37,8 @@ export function createAccount(ctx: DomainContext, input: NewAccount, operator: O
   for (const [field, column] of unique) {
     const value = input[field]
     if (value === undefined) continue
-    const taken = ctx.meta.prepare(`SELECT enabled FROM accounts WHERE ${column} = ?`).get(value) as { enabled: number } | undefined
-    if (taken && taken.enabled !== 1) throw existsButDisabled(`an account with this ${field} exists but is disabled`)
+    const taken = ctx.meta.prepare(`SELECT enabled FROM accounts WHERE ${column} = ?`).get(value) as Stored<Pick<AccountRow, 'enabled'>> | undefined
+    if (taken && !flag(taken.enabled)) throw existsButDisabled(`an account with this ${field} exists but is disabled`)
     if (taken) throw alreadyExists(`an account with this ${field} already exists`)
   }
   const userId = ctx.meta.transaction(() => {
@@ -65,7 +67,7 @@ export function setActivation(ctx: DomainContext, email: string, activation: boo
   const account = findByEmail(ctx, email)
   if (!account) throw badParam('email', `no account has the e-mail ${email}`)
   ctx.meta.transaction(() => {
-    ctx.meta.prepare('UPDATE accounts SET enabled = ? WHERE id = ?').run(activation ? 1 : 0, account.id)
+    ctx.meta.prepare('UPDATE accounts SET enabled = ? WHERE id = ?').run(asFlag(activation), account.id)
     recordOperation(ctx.meta, operator, activation ? 'account.enable' : 'account.disable', null, account.email)
   })()
 }
@@ -78,6 +80,6 @@ export function resolveOperator(ctx: DomainContext, loginUser: string | undefine
   if (loginUser === undefined) return null
   const account = findByEmail(ctx, loginUser)
   if (!account) throw badParam('loginUser', `loginUser ${loginUser} is not a registered account`)
-  if (account.enabled !== 1) throw existsButDisabled(`the account ${loginUser} is disabled`)
+  if (!account.enabled) throw existsButDisabled(`the account ${loginUser} is disabled`)
   return { id: account.id, email: account.email }
 }

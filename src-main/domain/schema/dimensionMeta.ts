@@ -1,4 +1,5 @@
 import type { MetaDb } from '../../store/meta'
+import { flag, type Stored } from '../../store/meta/flags'
 import type { DataType } from './types'
 
 /**
@@ -20,8 +21,8 @@ export interface FieldRow {
   dataType: DataType
   name: string | null
   remark: string | null
-  enable: 0 | 1
-  relation: 0 | 1
+  enable: boolean
+  relation: boolean
 }
 
 const TABLE_COLUMNS = 'name, show_name AS showName, remark, create_time AS createTime, update_time AS updateTime'
@@ -35,12 +36,13 @@ export function tableRows(meta: MetaDb, appKey: string): TableRow[] {
 }
 
 export function fieldRows(meta: MetaDb, appKey: string, table: string): FieldRow[] {
-  return meta
+  const rows = meta
     .prepare(
       `SELECT id, data_type AS dataType, name, remark, enable, relation FROM dimension_fields
        WHERE app_key = ? AND table_name = ? ORDER BY position`,
     )
-    .all(appKey, table) as FieldRow[]
+    .all(appKey, table) as Stored<FieldRow>[]
+  return rows.map((r) => ({ ...r, enable: flag(r.enable), relation: flag(r.relation) }))
 }
 
 export function insertTable(meta: MetaDb, appKey: string, table: { name: string; showName: string | null; remark: string | null }, now: number): void {

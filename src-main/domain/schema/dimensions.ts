@@ -9,6 +9,7 @@ import type { ProjectScope } from '../project/scope'
 import { addFields, deleteTable, fieldRows, insertTable, removeFields, tableRow, tableRows, touchTable, type TableRow } from './dimensionMeta'
 import { DIMENSION_LIMITS, parseColumns, parseRelations, prepareRows, tableName } from './dimensionRules'
 import { addTableColumns, createTable, inTransaction, rowCount, tableKind, upsertRows, warehouseColumns } from './dimensionWarehouse'
+import { asFlag } from '../../store/meta/flags'
 import type { DataType } from './types'
 
 /**
@@ -82,7 +83,9 @@ async function describe(ctx: DomainContext, conn: Warehouse, appKey: string, nam
       addFields(ctx.meta, appKey, name, unrecorded)
     })()
   }
-  const fields = recorded.filter((f) => types.has(f.id)).map((f) => ({ ...f, dataType: types.get(f.id) as DataType }))
+  const fields = recorded
+    .filter((f) => types.has(f.id))
+    .map((f) => ({ ...f, dataType: types.get(f.id) as DataType, enable: asFlag(f.enable), relation: asFlag(f.relation) }))
   for (const c of unrecorded) fields.push({ id: c.id, dataType: c.dataType, name: null, remark: null, enable: 1, relation: 0 })
   return { table, fields }
 }

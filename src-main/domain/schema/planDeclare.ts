@@ -36,13 +36,13 @@ interface KnownProperty {
   data_type: DataType
   plan: number
   data_status: number
-  preset: number
+  preset: boolean
 }
 
 function outcomeFor(existing: KnownProperty | undefined, dataType: DataType, id: string, param: string): Outcome {
   if (!existing) return 'create'
   if (existing.data_type !== dataType) {
-    if (existing.preset === 1) throw badParam(param, `${id} is a preset ${existing.data_type} property; its data type cannot change`)
+    if (existing.preset) throw badParam(param, `${id} is a preset ${existing.data_type} property; its data type cannot change`)
     if (existing.data_status === 1) throw badParam(param, `${id} has reported data as ${existing.data_type}; its data type cannot change`)
     return 'redeclare'
   }

@@ -1,7 +1,8 @@
 import type { MetaDb } from '../../store/meta'
 import { badParam } from '../errors'
 import { ANY_EVENT } from './lookup'
-import { allEventProperties, findEvent, membersOf, propertiesOfEvents, type EventRow, type UserPropertyRow } from './planRows'
+import { asFlag, type Stored } from '../../store/meta/flags'
+import { allEventProperties, eventRow, findEvent, membersOf, propertiesOfEvents, userPropertyRow, type EventRow, type UserPropertyRow } from './planRows'
 import type { DataType } from './types'
 
 /**
@@ -69,11 +70,11 @@ const matches = (filter: PlanStateFilter, plan: number, dataStatus: number) =>
   (filter.plan === undefined || filter.plan === plan) && (filter.dataStatus === undefined || filter.dataStatus === dataStatus)
 
 function userPropertyRows(meta: MetaDb, appKey: string): UserPropertyRow[] {
-  return meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as UserPropertyRow[]
+  return (meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as Stored<UserPropertyRow>[]).map(userPropertyRow)
 }
 
 function eventRows(meta: MetaDb, appKey: string, type?: 'event' | 'virtual'): EventRow[] {
-  const rows = meta.prepare('SELECT * FROM plan_events WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as EventRow[]
+  const rows = (meta.prepare('SELECT * FROM plan_events WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as Stored<EventRow>[]).map(eventRow)
   return type ? rows.filter((r) => r.type === type) : rows
 }
 
@@ -88,8 +89,8 @@ export function schemaUserProperties(meta: MetaDb, appKey: string, filter: PlanS
   return userPropertyRows(meta, appKey)
     .filter((r) => matches(filter, r.plan, r.data_status))
     .map((r) => ({
-      id: r.id, name: r.name, remark: r.remark, enable: r.enable, visible: r.visible, preset: r.preset,
-      dataType: r.data_type, plan: r.plan, dataStatus: r.data_status, dict: r.dict, masking: r.masking,
+      id: r.id, name: r.name, remark: r.remark, enable: asFlag(r.enable), visible: asFlag(r.visible), preset: asFlag(r.preset),
+      dataType: r.data_type, plan: r.plan, dataStatus: r.data_status, dict: asFlag(r.dict), masking: asFlag(r.masking),
     }))
 }
 
@@ -97,7 +98,7 @@ export function schemaUserProperties(meta: MetaDb, appKey: string, filter: PlanS
 export function schemaEvents(meta: MetaDb, appKey: string, filter: PlanStateFilter): EventRecord[] {
   return eventRows(meta, appKey, 'event')
     .filter((r) => matches(filter, r.plan, r.data_status))
-    .map((r) => ({ id: r.id, name: r.name, remark: r.remark, plan: r.plan, dataStatus: r.data_status, preset: r.preset, enable: r.enable, platform: r.platform }))
+    .map((r) => ({ id: r.id, name: r.name, remark: r.remark, plan: r.plan, dataStatus: r.data_status, preset: asFlag(r.preset), enable: asFlag(r.enable), platform: r.platform }))
 }
 
 /** The event's properties, with `plan` / `dataStatus` as they stand for that event (see propertiesOfEvents). */
@@ -106,8 +107,8 @@ export function schemaEventProperties(meta: MetaDb, appKey: string, eventId: str
   return propertiesOfEvents(meta, appKey, [eventId])
     .filter((r) => matches(filter, r.eventPlan, r.eventDataStatus))
     .map((r) => ({
-      id: r.id, name: r.name, remark: r.remark, enable: r.enable, global: r.global, preset: r.preset,
-      dataType: r.data_type, plan: r.eventPlan, dataStatus: r.eventDataStatus, dict: r.dict, masking: r.masking,
+      id: r.id, name: r.name, remark: r.remark, enable: asFlag(r.enable), global: asFlag(r.global), preset: asFlag(r.preset),
+      dataType: r.data_type, plan: r.eventPlan, dataStatus: r.eventDataStatus, dict: asFlag(r.dict), masking: asFlag(r.masking),
     }))
 }
 
@@ -115,7 +116,7 @@ export function schemaEventProperties(meta: MetaDb, appKey: string, eventId: str
 export function metaUserProperties(meta: MetaDb, appKey: string) {
   return userPropertyRows(meta, appKey)
     .filter((r) => r.plan === 1 || r.data_status === 1)
-    .map((r) => ({ id: r.id, name: r.name, enable: r.enable, visible: r.visible, preset: r.preset, dataType: r.data_type, dict: r.dict }))
+    .map((r) => ({ id: r.id, name: r.name, enable: asFlag(r.enable), visible: asFlag(r.visible), preset: asFlag(r.preset), dataType: r.data_type, dict: asFlag(r.dict) }))
 }
 
 /**
@@ -126,7 +127,7 @@ export function metaEvents(meta: MetaDb, appKey: string, type: 'all' | 'event' |
   const rows = eventRows(meta, appKey, type === 'all' ? undefined : type)
   const platformOf = new Map(rows.map((r) => [r.id, r.platform]))
   return rows
-    .filter((r) => (r.plan === 1 || r.data_status === 1) && (enable === undefined || r.enable === enable))
+    .filter((r) => (r.plan === 1 || r.data_status === 1) && (enable === undefined || asFlag(r.enable) === enable))
     .map((r) => {
       let platform = r.platform
       if (r.type === 'virtual') {
@@ -137,7 +138,7 @@ export function metaEvents(meta: MetaDb, appKey: string, type: 'all' | 'event' |
         }
         platform = known.size > 0 ? [...known].sort().join(',') : null
       }
-      return { id: r.id, name: r.name, enable: r.enable, remark: r.remark, preset: r.preset, platform, type: r.type, content: r.content ? JSON.parse(r.content) : null }
+      return { id: r.id, name: r.name, enable: asFlag(r.enable), remark: r.remark, preset: asFlag(r.preset), platform, type: r.type, content: r.content ? JSON.parse(r.content) : null }
     })
 }
 
@@ -153,5 +154,5 @@ export function metaEventProperties(meta: MetaDb, appKey: string, eventId: strin
     if (!event) throw badParam('eventId', `event ${eventId} does not exist`)
     rows = propertiesOfEvents(meta, appKey, event.type === 'virtual' ? membersOf(event.content) : [eventId])
   }
-  return rows.map((r) => ({ id: r.id, name: r.name, enable: r.enable, global: r.global, preset: r.preset, dataType: r.data_type, dict: r.dict }))
+  return rows.map((r) => ({ id: r.id, name: r.name, enable: asFlag(r.enable), global: asFlag(r.global), preset: asFlag(r.preset), dataType: r.data_type, dict: asFlag(r.dict) }))
 }

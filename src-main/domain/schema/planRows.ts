@@ -1,7 +1,12 @@
 import type { MetaDb } from '../../store/meta'
+import { flag, type Stored } from '../../store/meta/flags'
 import type { DataType } from './types'
 
-/** The plan tables' rows as SQLite holds them (migration 2), and the few reads every plan module needs. */
+/**
+ * The plan tables' rows as the domain reads them (migration 2), and the few reads every plan
+ * module needs. The flags are booleans (store/meta/flags.ts); every read of a row goes through the
+ * table's row mapper below.
+ */
 
 export interface UserPropertyRow {
   id: string
@@ -10,11 +15,11 @@ export interface UserPropertyRow {
   data_type: DataType
   plan: number
   data_status: number
-  preset: number
-  enable: number
-  visible: number
-  dict: number
-  masking: number
+  preset: boolean
+  enable: boolean
+  visible: boolean
+  dict: boolean
+  masking: boolean
 }
 
 export interface EventRow {
@@ -25,8 +30,8 @@ export interface EventRow {
   content: string | null
   plan: number
   data_status: number
-  preset: number
-  enable: number
+  preset: boolean
+  enable: boolean
   platform: string | null
   created_by: number | null
 }
@@ -38,11 +43,11 @@ export interface EventPropertyRow {
   data_type: DataType
   plan: number
   data_status: number
-  preset: number
-  enable: number
-  global: number
-  dict: number
-  masking: number
+  preset: boolean
+  enable: boolean
+  global: boolean
+  dict: boolean
+  masking: boolean
 }
 
 export interface LinkRow {
@@ -50,16 +55,31 @@ export interface LinkRow {
   data_status: number
 }
 
+export function userPropertyRow(r: Stored<UserPropertyRow>): UserPropertyRow {
+  return { ...r, preset: flag(r.preset), enable: flag(r.enable), visible: flag(r.visible), dict: flag(r.dict), masking: flag(r.masking) }
+}
+
+export function eventRow(r: Stored<EventRow>): EventRow {
+  return { ...r, preset: flag(r.preset), enable: flag(r.enable) }
+}
+
+export function eventPropertyRow<R extends Stored<EventPropertyRow>>(r: R): Omit<R, keyof EventPropertyRow> & EventPropertyRow {
+  return { ...r, preset: flag(r.preset), enable: flag(r.enable), global: flag(r.global), dict: flag(r.dict), masking: flag(r.masking) }
+}
+
 export function findUserProperty(meta: MetaDb, appKey: string, id: string): UserPropertyRow | undefined {
-  return meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? AND id = ?').get(appKey, id) as UserPropertyRow | undefined
+  const row = meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? AND id = ?').get(appKey, id) as Stored<UserPropertyRow> | undefined
+  return row && userPropertyRow(row)
 }
 
 export function findEvent(meta: MetaDb, appKey: string, id: string): EventRow | undefined {
-  return meta.prepare('SELECT * FROM plan_events WHERE app_key = ? AND id = ?').get(appKey, id) as EventRow | undefined
+  const row = meta.prepare('SELECT * FROM plan_events WHERE app_key = ? AND id = ?').get(appKey, id) as Stored<EventRow> | undefined
+  return row && eventRow(row)
 }
 
 export function findEventProperty(meta: MetaDb, appKey: string, id: string): EventPropertyRow | undefined {
-  return meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? AND id = ?').get(appKey, id) as EventPropertyRow | undefined
+  const row = meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? AND id = ?').get(appKey, id) as Stored<EventPropertyRow> | undefined
+  return row && eventPropertyRow(row)
 }
 
 export function findLink(meta: MetaDb, appKey: string, eventId: string, propertyId: string): LinkRow | undefined {
@@ -77,7 +97,7 @@ export function findLink(meta: MetaDb, appKey: string, eventId: string, property
  */
 export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: string[]): (EventPropertyRow & { eventPlan: number; eventDataStatus: number })[] {
   const marks = eventIds.map(() => '?').join(', ')
-  return meta
+  const rows = meta
     .prepare(
       `SELECT p.*,
          MAX(CASE WHEN p.global = 1 THEN p.plan ELSE COALESCE(l.plan, 0) END) AS eventPlan,
@@ -88,12 +108,13 @@ export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: strin
        GROUP BY p.id
        ORDER BY p.preset DESC, p.id`,
     )
-    .all(...eventIds, appKey) as (EventPropertyRow & { eventPlan: number; eventDataStatus: number })[]
+    .all(...eventIds, appKey) as (Stored<EventPropertyRow> & { eventPlan: number; eventDataStatus: number })[]
+  return rows.map(eventPropertyRow)
 }
 
 /** Every event property of the project (what `event.$Anything` may carry). */
 export function allEventProperties(meta: MetaDb, appKey: string): EventPropertyRow[] {
-  return meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as EventPropertyRow[]
+  return (meta.prepare('SELECT * FROM plan_event_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as Stored<EventPropertyRow>[]).map(eventPropertyRow)
 }
 
 /** The member event ids of a virtual event's stored rule. */

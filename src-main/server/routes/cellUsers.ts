@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { CELL_ANALYSES, cellUsers, exportCellUsers, saveCellCohort } from '../../domain/analysis/cells/users'
 import type { DomainContext } from '../../domain/context'
-import { USER_OBJECT } from '../schemas/cohorts'
+import { documentedUsers, USER_OBJECT } from '../schemas/cohorts'
 import { cellBody, cellUsersPage, cohortFields, exportFields, pageFields, savedCohort } from '../schemas/cellUsers'
 import { loginUserQuery, projectSecurity, responses } from '../schemas/common'
 import { sqlQuerystring } from '../schemas/sql'
@@ -15,7 +15,7 @@ export default async function cellUserRoutes(app: FastifyInstance, ctx: DomainCo
   for (const analysis of Object.keys(CELL_ANALYSES)) {
     type Req = { Body: Record<string, unknown>; Querystring: { csvUtfEncoding?: number } }
     app.post<Req>(`/uba/api/${analysis}/users`, {
-      config: { ...config, documentedBody: cellBody(analysis, pageFields) },
+      config: { ...config, documentedBody: cellBody(analysis, pageFields), documentedAnswer: documentedUsers(cellUsersPage) },
       schema: {
         tags: ['analysis'],
         summary: `Users behind a cell of the ${analysis} analysis`,

@@ -17,6 +17,7 @@ import {
   needMoreQuery,
   newCohortBody,
   documentedCohortBody,
+  documentedUsers,
   QUOTA_NOTE,
   USER_OBJECT,
   usersBody,
@@ -145,7 +146,7 @@ export default async function cohortRoutes(app: FastifyInstance, ctx: DomainCont
   })
 
   app.post<{ Body: UsersBody }>('/uba/api/cohort/users', {
-    config,
+    config: { ...config, documentedAnswer: documentedUsers(usersPage) },
     schema: {
       tags,
       summary: 'Users of a cohort',

@@ -38,7 +38,40 @@ const rowsRule = (minItems: number) => ({
   items: { type: 'object', additionalProperties: true },
 })
 
+/**
+ * The rows as /openapi.json publishes them (the route's `documentedBody`): the values a column
+ * takes. Validation leaves them open, so that the domain's checks name `rows[i].<column>`.
+ */
+const documentedRows = <B extends { properties: { rows: object } }>(body: B, minItems: number) => ({
+  ...body,
+  properties: {
+    ...body.properties,
+    rows: { ...rowsRule(minItems), items: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'array', 'null'], items: { type: 'string' } } } },
+  },
+})
+
 const textRule = (what: string) => ({ type: 'string', maxLength: DIMENSION_LIMITS.text, 'x-rule': `at most ${DIMENSION_LIMITS.text} characters`, description: what })
+
+const createBody = {
+  type: 'object',
+  required: ['table', 'columns', 'rows'],
+  additionalProperties: false,
+  properties: {
+    table: tableRule,
+    showName: textRule('Display name.'),
+    remark: textRule('Remark.'),
+    relations: { type: 'array', minItems: 1, maxItems: DIMENSION_LIMITS.relations, items: { type: 'string' }, description: 'Relation field names.' },
+    columns: columnsRule,
+    rows: rowsRule(1),
+  },
+} as const
+
+const updateBody = {
+  type: 'object',
+  required: ['table', 'columns', 'rows'],
+  additionalProperties: false,
+  properties: { table: tableRule, columns: columnsRule, rows: rowsRule(0) },
+} as const
 
 const field = exact({
   type: 'object',
@@ -103,7 +136,7 @@ export default async function dimensionRoutes(app: FastifyInstance, ctx: DomainC
   }, async (request) => dimensionFields(ctx, request.project, request.query.table))
 
   app.post<{ Body: NewDimensionTable }>('/uba/api/project/dimensions', {
-    config,
+    config: { ...config, documentedBody: documentedRows(createBody, 1) },
     schema: {
       tags: ['dimensions'],
       summary: 'Create a dimension table',
@@ -113,19 +146,7 @@ export default async function dimensionRoutes(app: FastifyInstance, ctx: DomainC
 ${ROW_RULES}`,
       security: projectSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
-      body: {
-        type: 'object',
-        required: ['table', 'columns', 'rows'],
-        additionalProperties: false,
-        properties: {
-          table: tableRule,
-          showName: textRule('Display name.'),
-          remark: textRule('Remark.'),
-          relations: { type: 'array', minItems: 1, maxItems: DIMENSION_LIMITS.relations, items: { type: 'string' }, description: 'Relation field names.' },
-          columns: columnsRule,
-          rows: rowsRule(1),
-        },
-      },
+      body: createBody,
       response: responses(successSchema, [400, 401, 415, 501, 503]),
     },
   }, async (request) => {
@@ -134,7 +155,7 @@ ${ROW_RULES}`,
   })
 
   app.post<{ Body: DimensionUpdate }>('/uba/api/dimensions/update', {
-    config,
+    config: { ...config, documentedBody: documentedRows(updateBody, 0) },
     schema: {
       tags: ['dimensions'],
       summary: 'Add columns and rows to a dimension table',
@@ -144,12 +165,7 @@ Rows are upserted by the relation fields: a row whose relation values match an e
 ${ROW_RULES}`,
       security: projectSecurity,
       querystring: { type: 'object', properties: loginUserQuery },
-      body: {
-        type: 'object',
-        required: ['table', 'columns', 'rows'],
-        additionalProperties: false,
-        properties: { table: tableRule, columns: columnsRule, rows: rowsRule(0) },
-      },
+      body: updateBody,
       response: responses(successSchema, [400, 401, 415, 501, 503]),
     },
   }, async (request) => {

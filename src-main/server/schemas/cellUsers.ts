@@ -1,5 +1,6 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/analysis/cells/users'
 import { analysisRequests } from './analysis/requests'
+import { listedUser } from './cohorts'
 import { exportFormatField } from './sql'
 
 /** Schemas of the users behind a cell (POST /uba/api/{analysis}/users...). */
@@ -80,7 +81,7 @@ export const cellUsersPage = {
     page: { type: 'integer' },
     pageSize: { type: 'integer' },
     size: { type: 'integer', description: 'Users returned.' },
-    users: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    users: { type: 'array', items: listedUser },
   },
 } as const
 

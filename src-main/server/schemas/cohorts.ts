@@ -209,13 +209,35 @@ export const usersBody = {
   },
 } as const
 
+/**
+ * A user of a member or cell listing as the serializer writes it: open, so its keys go out in the
+ * order the domain built them (USER_OBJECT). fast-json-stringify writes listed properties first,
+ * which would move distinct_id and xwho ahead of the requested properties.
+ */
+export const listedUser = { type: 'object', additionalProperties: true } as const
+
+/** The same user as /openapi.json (and so the API contract) describes it: its two fixed keys listed. */
+const documentedListedUser = {
+  ...listedUser,
+  required: ['distinct_id', 'xwho'],
+  properties: {
+    distinct_id: { type: 'integer', description: 'The numeric platform user id.' },
+    xwho: { type: 'string', description: 'The user id.' },
+  },
+} as const
+
+/** A page of listed users as /openapi.json publishes it (the route's `documentedAnswer`). */
+export function documentedUsers<P extends { properties: object }>(page: P): P {
+  return { ...page, properties: { ...page.properties, users: { type: 'array', items: documentedListedUser } } }
+}
+
 export const usersPage = exact({
   type: 'object',
   properties: {
     count: { type: 'integer', description: 'Users in the cohort.' },
     page: { type: 'integer', description: 'The page returned (1 without paging).' },
     size: { type: 'integer', description: 'Users returned.' },
-    users: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    users: { type: 'array', items: listedUser },
   },
 } as const)
 

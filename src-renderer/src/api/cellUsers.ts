@@ -16,15 +16,11 @@ export const CELL_USER_PATHS = {
 export type CellCoordinatesOf = { [K in AnalysisKind]: RequestBody<(typeof CELL_USER_PATHS)[K]>['cell'] }
 export type CellCoordinates = CellCoordinatesOf[AnalysisKind]
 
-/** The schema says only "object" of a user: its properties are the ones asked for, then these two. */
-export interface CellUser {
-  distinct_id: number
-  xwho: string
-  [property: string]: unknown
-}
-
 // the five analyses answer with one schema; the events routes name it
-export type CellUsersPage = Required<Omit<Answer<'/uba/api/events/users', 'post'>, 'users'>> & { users: CellUser[] }
+export type CellUsersPage = Required<Answer<'/uba/api/events/users', 'post'>>
+
+/** A user of the cell: the properties asked for, then distinct_id and xwho. */
+export type CellUser = CellUsersPage['users'][number]
 
 export type SavedCellCohort = Required<Pick<Answer<'/uba/api/events/users/cohort', 'post'>, 'id' | 'code' | 'name' | 'userNumber'>>
 

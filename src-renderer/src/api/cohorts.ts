@@ -37,10 +37,10 @@ export type CreatedCohort = Required<Pick<Answer<'/uba/api/cohort', 'post'>, 'id
 /** A file cohort, computed before the answer: matched and unmatched count the file's distinct values with and without a user. */
 export type FileCohort = Answer<'/uba/api/cohort/byfile', 'post'>
 
-/** One member: the requested user properties, then distinct_id and xwho. */
-export type CohortMember = Record<string, unknown> & { xwho: string; distinct_id: number }
+export type MembersPage = Answer<'/uba/api/cohort/users', 'post'>
 
-export type MembersPage = Omit<Answer<'/uba/api/cohort/users', 'post'>, 'users'> & { users: CohortMember[] }
+/** One member: the requested user properties, then distinct_id and xwho. */
+export type CohortMember = MembersPage['users'][number]
 
 export type MembersQuery = Required<Pick<RequestBody<'/uba/api/cohort/users'>, 'cohortCode' | 'page' | 'pageSize' | 'properties'>>
 

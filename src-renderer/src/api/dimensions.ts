@@ -9,11 +9,12 @@ export type DimensionTable = Answer<'/uba/api/project/dimensions'>[number]
 /** A field record (spec 2.5). */
 export type DimensionField = Answer<'/uba/api/project/dimensions/properties'>[number]
 
-export type DimensionValue = string | number | boolean | string[] | null
-export type DimensionRow = Record<string, DimensionValue>
+/** The request; the server checks each row's values against the columns. */
+export type NewDimensionTable = RequestBody<'/uba/api/project/dimensions'>
 
-/** The request, with rows as the app reads them from a file (the server takes any JSON value and checks it). */
-export type NewDimensionTable = Omit<RequestBody<'/uba/api/project/dimensions'>, 'rows'> & { rows: DimensionRow[] }
+/** A row: column name to value (null leaves it empty). */
+export type DimensionRow = NewDimensionTable['rows'][number]
+export type DimensionValue = DimensionRow[string]
 
 /** Rows the server takes per request (and its 10 MB body limit). */
 export const ROWS_PER_REQUEST = 100_000

@@ -3,11 +3,13 @@ import { request, requestStream, type ProjectAuth, type RequestOptions } from '.
 
 /** Single users (spec 2.9, 4.6): one user's profile and behaviour sequence. */
 
+type PersonalBody = RequestBody<'/uba/api/users/personal'>
+
 /** Who: the user id (`xwho`) or the platform's numeric `distinctId`. */
-export type UserRef = { xwho: string } | { distinctId: number }
+export type UserRef = Required<Pick<PersonalBody, 'xwho'>> | Required<Pick<PersonalBody, 'distinctId'>>
 
 /** A user's detail: user property id to value (null when empty); masked values come as a marker text. */
-export type UserDetail = Record<string, unknown>
+export type UserDetail = Answer<'/uba/api/users/personal', 'post'>
 
 /** A behaviour sequence: rows newest first, and when it was computed (yyyy-MM-dd HH:mm:ss). */
 export type Sequence = Answer<'/uba/api/users/sequence', 'post'>

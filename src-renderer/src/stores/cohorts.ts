@@ -19,10 +19,9 @@ import { createFileCohort } from '../api/cohortFiles'
 import { saveFile } from '../desktop'
 import { noteMine } from '../models/cohorts/creator'
 import { useMetaStore } from './meta'
+import { projectResource, type LoadState } from './projectResource'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** How often the list is read again while a cohort is being computed. */
 export const POLL_MS = 1200
@@ -42,10 +41,9 @@ export const useCohortStore = defineStore('cohorts', () => {
   const session = useSessionStore()
   const meta = useMetaStore()
 
-  const owner = ref('')
-  const list = shallowRef<Cohort[]>([])
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
+  // a switch empties the list at once; a failed refresh keeps the list on screen (the view says it may be out of date)
+  const listing = projectResource<Cohort[]>([], { needsToken: true, switchOn: 'read', loadingOn: 'unlessShown', keepOnRefreshError: true, onSwitch: resetMembers })
+  const { owner, data: list, state, error } = listing
   const calculating = computed(() => list.value.some((c) => c.status === 'calculating'))
   const polling = ref(false)
   let followers = 0
@@ -59,11 +57,7 @@ export const useCohortStore = defineStore('cohorts', () => {
 
   const { download, start: startExport, cancel: cancelExport } = streamedExport<{ format: ExportFormat }>()
 
-  function reset(appKey: string): void {
-    owner.value = appKey
-    list.value = []
-    state.value = 'idle'
-    error.value = null
+  function resetMembers(): void {
     members.value = null
     membersQuery.value = null
     membersState.value = 'idle'
@@ -82,24 +76,9 @@ export const useCohortStore = defineStore('cohorts', () => {
   /** Reads the list; a list already shown stays on screen while it is read again. */
   async function load(): Promise<void> {
     const auth = session.projectAuth
-    // no token yet (a reload, before the project list): asking now would be a 401
-    if (!auth.appKey || !auth.token) return
-    if (owner.value !== auth.appKey) reset(auth.appKey)
-    const refreshing = state.value === 'ready'
-    if (!refreshing) state.value = 'loading'
-    try {
-      const next = await listCohorts(auth)
-      if (owner.value !== auth.appKey) return
-      list.value = next
-      state.value = 'ready'
-      error.value = null
-    } catch (err) {
-      if (owner.value !== auth.appKey) return
-      error.value = err as Error
-      // a failed refresh keeps the list on screen; the view says that it may be out of date
-      if (!refreshing) state.value = 'error'
-    }
-    schedule()
+    await listing.load(listCohorts)
+    // polling goes on for a list that was read (not without a token, nor after a switch)
+    if (auth.token && owner.value === auth.appKey) schedule()
   }
 
   /** A view that shows cohorts follows the list: it is polled while one is calculating. */

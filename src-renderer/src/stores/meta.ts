@@ -1,13 +1,20 @@
 import { defineStore } from 'pinia'
-import { reactive, ref, shallowRef } from 'vue'
+import { computed, reactive, ref, shallowRef } from 'vue'
 import { listCohorts, type Cohort } from '../api/cohorts'
 import { listEvents, listMetaEventProperties, listMetaEvents, listMetaUserProperties, type MetaEvent, type MetaProperty } from '../api/schema'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** `event.$Anything`: any event (spec 2.7). */
 export const ANY_EVENT = '$Anything'
+
+interface Listings {
+  events: MetaEvent[]
+  userProperties: MetaProperty[]
+  reported: Set<string> | null
+}
+
+const NONE: Listings = { events: [], userProperties: [], reported: null }
 
 /**
  * What the analyses can be asked about, for the pickers: events, their properties, user
@@ -16,61 +23,41 @@ export const ANY_EVENT = '$Anything'
 export const useMetaStore = defineStore('meta', () => {
   const session = useSessionStore()
 
-  const owner = ref('')
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
-  const events = shallowRef<MetaEvent[]>([])
-  /** Ids of tracked events that have reported data; null when unknown (the plan could not be read). */
-  const reported = shallowRef<Set<string> | null>(null)
-  const userProperties = shallowRef<MetaProperty[]>([])
   const eventProperties = reactive(new Map<string, MetaProperty[]>())
   const crowds = shallowRef<Cohort[]>([])
   /** Cohorts could not be listed (e.g. a server without cohorts yet): only "All users" is offered. */
   const crowdsError = ref<Error | null>(null)
   const pendingProperties = new Map<string, Promise<MetaProperty[]>>()
-  let loading: Promise<void> | null = null
 
-  function reset(appKey: string): void {
-    owner.value = appKey
-    state.value = 'idle'
-    error.value = null
-    events.value = []
-    reported.value = null
-    userProperties.value = []
-    eventProperties.clear()
-    pendingProperties.clear()
-    crowds.value = []
-    crowdsError.value = null
-    loading = null
-  }
+  // read once per project (again after an error); a switch empties everything at once; the crowds follow each read
+  const listings = projectResource<Listings>(NONE, {
+    switchOn: 'read',
+    shared: true,
+    loadingOn: 'always',
+    after: loadCrowds,
+    onSwitch: () => {
+      eventProperties.clear()
+      pendingProperties.clear()
+      crowds.value = []
+      crowdsError.value = null
+    },
+  })
+  const { owner, state, error } = listings
+  const events = computed(() => listings.data.value.events)
+  /** Ids of tracked events that have reported data; null when unknown (the plan could not be read). */
+  const reported = computed(() => listings.data.value.reported)
+  const userProperties = computed(() => listings.data.value.userProperties)
 
   /** Loads the listings of the current project (once; again after an error or a project switch). */
   function load(): Promise<void> {
-    const auth = session.projectAuth
-    if (owner.value !== auth.appKey) reset(auth.appKey)
-    if (loading && state.value !== 'error') return loading
-    state.value = 'loading'
-    error.value = null
-    loading = (async () => {
-      try {
-        const [metaEvents, users, plan] = await Promise.all([
-          listMetaEvents(auth),
-          listMetaUserProperties(auth),
-          listEvents(auth).catch(() => null),
-        ])
-        if (owner.value !== auth.appKey) return
-        events.value = metaEvents
-        userProperties.value = users.filter((p) => p.visible === 1)
-        reported.value = plan ? new Set(plan.filter((e) => e.dataStatus === 1).map((e) => e.id)) : null
-        state.value = 'ready'
-      } catch (err) {
-        if (owner.value !== auth.appKey) return
-        error.value = err as Error
-        state.value = 'error'
+    return listings.load(async (auth) => {
+      const [metaEvents, users, plan] = await Promise.all([listMetaEvents(auth), listMetaUserProperties(auth), listEvents(auth).catch(() => null)])
+      return {
+        events: metaEvents,
+        userProperties: users.filter((p) => p.visible === 1),
+        reported: plan ? new Set(plan.filter((e) => e.dataStatus === 1).map((e) => e.id)) : null,
       }
-      await loadCrowds()
-    })()
-    return loading
+    })
   }
 
   async function loadCrowds(): Promise<void> {

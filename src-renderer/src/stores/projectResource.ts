@@ -9,6 +9,21 @@ export interface ProjectResourceOptions {
   needsToken?: boolean
   /** Called when a read starts for another project than the one whose answer is kept: what belonged to the old one goes. */
   onSwitch?: () => void
+  /**
+   * When the kept answer changes project. 'answer' (default): when the new project's answer
+   * arrives; an answer for a project the user has since left is dropped. 'read': as soon as a read
+   * for another project starts (`data` is `empty` again); an answer is kept unless a read for
+   * another project started after it.
+   */
+  switchOn?: 'answer' | 'read'
+  /** Loads share one read: one under way, or the last one that succeeded for this project, is the answer (`again` reads anew). */
+  shared?: boolean
+  /** When a read says `loading`: 'switch' (default: for another project only), 'always', or 'unlessShown' (unless an answer of this project is ready). */
+  loadingOn?: 'switch' | 'always' | 'unlessShown'
+  /** A failed read of a project whose answer is shown and ready keeps it ready: only `error` says the refresh failed. */
+  keepOnRefreshError?: boolean
+  /** Runs after an answer or error was kept, before the load is done (a shared load waits for it too). */
+  after?: () => Promise<void>
 }
 
 export interface ProjectResource<T> {
@@ -20,14 +35,14 @@ export interface ProjectResource<T> {
   state: Ref<LoadState>
   error: Ref<Error | null>
   /** Reads it again with `read` (nothing without a project). */
-  load: (read: (auth: ProjectAuth) => Promise<T>) => Promise<void>
+  load: (read: (auth: ProjectAuth) => Promise<T>, again?: boolean) => Promise<void>
 }
 
 /**
  * Something a store reads from the API for the current project, for a store: `state` and `error`
  * say where the read stands. What is shown stays on screen while it is read again (`loading` only
  * for another project); an answer that arrives after the user switched project is dropped, and an
- * error stays until an answer replaces it.
+ * error stays until an answer replaces it. The options give the variants some stores need.
  */
 export function projectResource<T>(empty: T, options: ProjectResourceOptions = {}): ProjectResource<T> {
   const session = useSessionStore()
@@ -37,26 +52,44 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
   const state = ref<LoadState>('idle')
   const error = ref<Error | null>(null)
   const current = computed<T>(() => (owner.value === session.appKey ? data.value : empty))
+  // the last read when `shared`, and the project it is for
+  let last: { appKey: string; run: Promise<void> } | null = null
 
-  async function load(read: (auth: ProjectAuth) => Promise<T>): Promise<void> {
+  // an answer is kept while its project is still the one it was read for
+  const stale = (auth: ProjectAuth) => (options.switchOn === 'read' ? owner.value !== auth.appKey : auth.appKey !== session.appKey)
+
+  function load(read: (auth: ProjectAuth) => Promise<T>, again = false): Promise<void> {
     const auth = session.projectAuth
-    if (!auth.appKey || (options.needsToken && !auth.token)) return
-    if (owner.value !== auth.appKey) {
-      state.value = 'loading'
-      options.onSwitch?.()
-    }
-    try {
-      const next = await read(auth)
-      if (auth.appKey !== session.appKey) return
-      data.value = next
+    if (!auth.appKey || (options.needsToken && !auth.token)) return Promise.resolve()
+    const switching = owner.value !== auth.appKey
+    if (switching && options.switchOn === 'read') {
       owner.value = auth.appKey
-      state.value = 'ready'
+      data.value = empty
+      state.value = 'idle'
       error.value = null
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      error.value = err as Error
-      state.value = 'error'
     }
+    if (last && last.appKey === auth.appKey && !again && state.value !== 'error') return last.run
+    const shown = !switching && state.value === 'ready'
+    const loadingOn = options.loadingOn ?? 'switch'
+    if (switching || loadingOn === 'always' || (loadingOn === 'unlessShown' && !shown)) state.value = 'loading'
+    if (switching) options.onSwitch?.()
+    const run = (async () => {
+      try {
+        const next = await read(auth)
+        if (stale(auth)) return
+        data.value = next
+        owner.value = auth.appKey
+        state.value = 'ready'
+        error.value = null
+      } catch (err) {
+        if (stale(auth)) return
+        error.value = err as Error
+        if (!(options.keepOnRefreshError && shown)) state.value = 'error'
+      }
+      await options.after?.()
+    })()
+    if (options.shared) last = { appKey: auth.appKey, run }
+    return run
   }
 
   return { owner, data, current, state, error, load }

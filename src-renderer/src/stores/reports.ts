@@ -1,12 +1,11 @@
 import { defineStore } from 'pinia'
-import { computed, ref, shallowRef } from 'vue'
+import { computed, ref } from 'vue'
 import { ApiError } from '../api/http'
 import { createReport, deleteReport, getReport, listReports, updateReport, type ReportRecord } from '../api/reports'
 import { decodeState, encodeState, isKind, requestOf, type ChartState } from '../models/charts/chartState'
 import { useProjectStore } from './project'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** A saved report with the chart it shows (null: saved without the builder's state, e.g. by another tool). */
 export interface SavedReport extends ReportRecord {
@@ -40,13 +39,11 @@ export const useReportStore = defineStore('reports', () => {
   const session = useSessionStore()
   const projects = useProjectStore()
 
-  const owner = ref('')
-  const list = shallowRef<SavedReport[]>([])
-  const state = ref<LoadState>('idle')
-  const error = ref<Error | null>(null)
+  // read once per project (again on demand or after an error); a switch empties the list at once
+  const listing = projectResource<SavedReport[]>([], { needsToken: true, switchOn: 'read', shared: true, loadingOn: 'always' })
+  const { data: list, state, error } = listing
   /** How many reports kept in this browser by an earlier version were moved into the project. */
   const moved = ref(0)
-  let loading: Promise<void> | null = null
 
   const timeZone = computed(() => projects.overview?.timeZone ?? projects.current?.timeZone)
 
@@ -89,33 +86,11 @@ export const useReportStore = defineStore('reports', () => {
   }
 
   /** Reads the list of the current project (again after a project switch or with `again`). */
-  function load(again = false): Promise<void> {
-    const auth = session.projectAuth
-    if (!auth.token) return Promise.resolve()
-    if (owner.value !== auth.appKey) {
-      owner.value = auth.appKey
-      list.value = []
-      state.value = 'idle'
-      loading = null
-    }
-    if (loading && !again && state.value !== 'error') return loading
-    state.value = 'loading'
-    const run = (async () => {
-      try {
-        await moveLocal(auth.appKey)
-        const read = (await listReports(auth)).map(withState)
-        if (owner.value !== auth.appKey) return
-        list.value = read
-        state.value = 'ready'
-        error.value = null
-      } catch (err) {
-        if (owner.value !== auth.appKey) return
-        state.value = 'error'
-        error.value = err as Error
-      }
-    })()
-    loading = run
-    return run
+  async function load(again = false): Promise<void> {
+    await listing.load(async (auth) => {
+      await moveLocal(auth.appKey)
+      return (await listReports(auth)).map(withState)
+    }, again)
   }
 
   function find(id: number): SavedReport | undefined {
