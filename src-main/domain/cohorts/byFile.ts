@@ -72,7 +72,7 @@ export async function createValuesCohort(
 ): Promise<FileCohort> {
   const now = currentTime()
   const row = ctx.meta.transaction(() => {
-    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: 0, source: 'file', content: null, fileProperty: property, operator, now })
+    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: false, source: 'file', content: null, fileProperty: property, operator, now })
     const add = ctx.meta.prepare('INSERT INTO cohort_file_values (cohort_id, value) VALUES (?, ?)')
     for (const value of values) add.run(inserted.id, value)
     return inserted

@@ -1,3 +1,5 @@
+import { flag, type Stored } from '../../store/meta/flags'
+
 /**
  * The metadata records of the computed sets of users (migration 4): cohorts (members) and tags
  * (a value per user, in numbered versions). Their operations live in cohorts/ and tags/; what
@@ -15,7 +17,7 @@ export interface CohortRow {
   app_key: string
   code: string
   name: string
-  dynamic: 0 | 1
+  dynamic: boolean
   source: CohortSource
   content: string | null
   file_property: string | null
@@ -29,6 +31,11 @@ export interface CohortRow {
   created_user: string
   create_time: number
   update_time: number
+}
+
+/** A cohort as the domain reads it: every read of the table goes through here. */
+export function cohortRow(r: Stored<CohortRow>): CohortRow {
+  return { ...r, dynamic: flag(r.dynamic) }
 }
 
 export type TagStatus = 'calculating' | 'success' | 'failed'
