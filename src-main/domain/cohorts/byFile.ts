@@ -7,7 +7,8 @@ import { findUserProperty } from '../schema/planRows'
 import { withWriteLock } from '../writeLock'
 import { dropMembers, materialise, newRun } from '../userSets/cohortCompute'
 import { readColumns, type SheetFile } from '../userSets/sheet'
-import { checkName, insertCohort } from './store'
+import { insertCohort } from './store'
+import { checkName } from '../userSets/records'
 
 /**
  * Cohorts from a file (spec 4.5 byfile): one column of values; the members are the users whose

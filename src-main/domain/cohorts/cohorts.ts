@@ -10,9 +10,9 @@ import type { ProjectScope } from '../project/scope'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
 import { dropMembers, startComputation } from '../userSets/cohortCompute'
-import { cohortRow, type CohortRow, type CohortStatus } from '../userSets/records'
+import { checkName, cohortRow, type CohortRow, type CohortStatus } from '../userSets/records'
 import { validateContent } from '../userSets/rules'
-import { checkName, cohortView, existingCohort, insertCohort, type CohortView } from './store'
+import { cohortView, existingCohort, insertCohort, type CohortView } from './store'
 
 /**
  * Rule cohorts (spec 4.5, 3.3): create, read, list, recalculate, delete. Creation answers at once;

@@ -4,7 +4,7 @@ import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import { creatorName } from '../platform/owners'
-import { cohortRow, NAME_MAX, type CohortRow, type CohortSource, type CohortStatus } from '../userSets/records'
+import { cohortRow, type CohortRow, type CohortSource, type CohortStatus } from '../userSets/records'
 import type { ProjectScope } from '../project/scope'
 
 /**
@@ -39,12 +39,6 @@ export function cohortQuota(meta: MetaDb): number {
   const value = meta.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(QUOTA_KEY) as string | undefined
   const n = Number(value)
   return value !== undefined && Number.isInteger(n) && n >= 0 ? n : DEFAULT_QUOTA
-}
-
-export function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') throw badParam('name', 'name is required')
-  if (name.trim().length > NAME_MAX) throw badParam('name', `name: at most ${NAME_MAX} characters`)
-  return name.trim()
 }
 
 /** Name free and quota not reached; call inside the transaction that inserts. */

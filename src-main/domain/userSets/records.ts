@@ -1,4 +1,5 @@
 import { flag, type Stored } from '../../store/meta/flags'
+import { badParam } from '../errors'
 
 /**
  * The metadata records of the computed sets of users (migration 4): cohorts (members) and tags
@@ -8,6 +9,13 @@ import { flag, type Stored } from '../../store/meta/flags'
 
 /** The longest name of a cohort or a tag. */
 export const NAME_MAX = 100
+
+/** A cohort's or tag's name as given: required, trimmed, at most NAME_MAX characters; else a 400 naming `name`. */
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw badParam('name', 'name is required')
+  if (name.trim().length > NAME_MAX) throw badParam('name', `name: at most ${NAME_MAX} characters`)
+  return name.trim()
+}
 
 export type CohortStatus = 'calculating' | 'success' | 'failed'
 export type CohortSource = 'rule' | 'file'
