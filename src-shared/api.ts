@@ -5772,13 +5772,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Streamed, application/x-ndjson: {"state":"running","progress":p} every 250 ms while the analysis runs (p: percent of the rows the engine expects to read, -1 while it cannot tell; on ClickHouse read from system.processes), then one line {"state":"finished"|"failed"|"cancelled"}; {"state":"unknown"} when no run of that id started within 10 s. */
+                /** @description Streamed, application/x-ndjson, one JSON object per line (the schema is a line's): {"state":"running","progress":p} every 250 ms while the analysis runs (p: percent of the rows the engine expects to read, -1 while it cannot tell; on ClickHouse read from system.processes), then one line {"state":"finished"|"failed"|"cancelled"}; {"state":"unknown"} when no run of that id started within 10 s. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/x-ndjson": string;
+                        "application/x-ndjson": {
+                            /** @enum {string} */
+                            state: "running" | "finished" | "failed" | "cancelled" | "unknown";
+                            /** @description running lines only: percent of the rows the engine expects to read, -1 while it cannot tell. */
+                            progress?: number;
+                        };
                     };
                 };
                 /** @description Bad request: a parameter is missing or wrong, an object does not exist, or the method is not supported. */

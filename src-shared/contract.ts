@@ -15,6 +15,9 @@ type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M
 /** The JSON body of a 200 answer. */
 export type Answer<P extends keyof paths, M extends Method = 'get'> = Operation<P, M> extends { responses: { 200: infer R } } ? Json<R> : never
 
+/** One line of a streamed JSON-lines 200 answer: its schema describes a line (application/x-ndjson). */
+export type StreamLine<P extends keyof paths, M extends Method = 'get'> = Operation<P, M> extends { responses: { 200: { content: { 'application/x-ndjson': infer T } } } } ? T : never
+
 /** The JSON request body. */
 export type RequestBody<P extends keyof paths, M extends Method = 'post'> = Operation<P, M> extends { requestBody?: infer B } ? Json<NonNullable<B>> : never
 

@@ -1,3 +1,4 @@
+import type { StreamLine } from '../../../src-shared/contract'
 import type { Warehouse } from '../../warehouse'
 import { contextState } from '../contextState'
 import { AppError, badParam } from '../errors'
@@ -88,6 +89,9 @@ const WAIT_MS = 10_000
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
 
+/** A line of the progress route as the contract describes it. */
+const line = (progress: StreamLine<'/uba/api/analyses/{runId}/progress'>) => `${JSON.stringify(progress)}\n`
+
 /**
  * The progress of the run, as JSON lines: `{"state":"running","progress":p}` every 250 ms while it
  * runs (p in percent, -1 while the engine cannot tell), then one line with its end state. A run
@@ -104,13 +108,13 @@ export async function* progressLines(ctx: DomainContext, appKey: string, runId: 
     run = runs(ctx).get(key)
   }
   if (!run) {
-    yield `${JSON.stringify({ state: 'unknown' })}\n`
+    yield line({ state: 'unknown' })
     return
   }
   while (run.state === 'running' && !signal.aborted) {
     const progress = run.conn.progress
-    yield `${JSON.stringify({ state: 'running', progress: progress >= 0 ? Math.round(progress * 10) / 10 : -1 })}\n`
+    yield line({ state: 'running', progress: progress >= 0 ? Math.round(progress * 10) / 10 : -1 })
     await Promise.race([run.ended, pause(POLL_MS)])
   }
-  yield `${JSON.stringify({ state: run.state })}\n`
+  yield line({ state: run.state })
 }

@@ -7,7 +7,8 @@ import { findUserProperty } from '../schema/planRows'
 import { withWriteLock } from '../writeLock'
 import { dropMembers, materialise, newRun } from '../userSets/cohortCompute'
 import { readColumns, type SheetFile } from '../userSets/sheet'
-import { checkName, insertCohort } from './store'
+import { insertCohort } from './store'
+import { checkName } from '../userSets/records'
 
 /**
  * Cohorts from a file (spec 4.5 byfile): one column of values; the members are the users whose
@@ -72,7 +73,7 @@ export async function createValuesCohort(
 ): Promise<FileCohort> {
   const now = currentTime()
   const row = ctx.meta.transaction(() => {
-    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: 0, source: 'file', content: null, fileProperty: property, operator, now })
+    const inserted = insertCohort(ctx.meta, scope.appKey, { name, dynamic: false, source: 'file', content: null, fileProperty: property, operator, now })
     const add = ctx.meta.prepare('INSERT INTO cohort_file_values (cohort_id, value) VALUES (?, ?)')
     for (const value of values) add.run(inserted.id, value)
     return inserted

@@ -1,3 +1,4 @@
+import { asFlag, type Stored } from '../../store/meta/flags'
 import { currentTime } from '../time/clock'
 import { localStamp } from '../time/stamp'
 import type { DomainContext, Operator } from '../context'
@@ -9,9 +10,9 @@ import type { ProjectScope } from '../project/scope'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
 import { dropMembers, startComputation } from '../userSets/cohortCompute'
-import type { CohortRow, CohortStatus } from '../userSets/records'
+import { checkName, cohortRow, type CohortRow, type CohortStatus } from '../userSets/records'
 import { validateContent } from '../userSets/rules'
-import { checkName, cohortView, existingCohort, insertCohort, type CohortView } from './store'
+import { cohortView, existingCohort, insertCohort, type CohortView } from './store'
 
 /**
  * Rule cohorts (spec 4.5, 3.3): create, read, list, recalculate, delete. Creation answers at once;
@@ -30,7 +31,8 @@ export interface CreatedCohort {
   id: number
   code: string
   name: string
-  dynamic: number
+  /** 1 dynamic, 0 static (spec 2.6). */
+  dynamic: 0 | 1
   createTime: string
   content: unknown
 }
@@ -47,7 +49,7 @@ export function createCohort(ctx: DomainContext, scope: ProjectScope, input: New
   const now = currentTime()
   const row = insertCohort(ctx.meta, scope.appKey, {
     name,
-    dynamic: input.dynamic,
+    dynamic: input.dynamic === 1,
     source: 'rule',
     content: JSON.stringify(content.plain),
     fileProperty: null,
@@ -56,7 +58,7 @@ export function createCohort(ctx: DomainContext, scope: ProjectScope, input: New
   })
   recordOperation(ctx.meta, operator, 'cohort.create', scope.appKey, row.code)
   startComputation(ctx, row.id, now)
-  return { id: row.id, code: row.code, name: row.name, dynamic: row.dynamic, createTime: localStamp(now, scope.timeZone), content: content.plain }
+  return { id: row.id, code: row.code, name: row.name, dynamic: asFlag(row.dynamic), createTime: localStamp(now, scope.timeZone), content: content.plain }
 }
 
 export function getCohort(ctx: DomainContext, scope: ProjectScope, id: number, needMore: boolean): CohortView {
@@ -69,8 +71,8 @@ export function listCohorts(ctx: DomainContext, scope: ProjectScope, needMore: b
     status
       ? ctx.meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND status = ? ORDER BY id').all(scope.appKey, status)
       : ctx.meta.prepare('SELECT * FROM cohorts WHERE app_key = ? ORDER BY id').all(scope.appKey)
-  ) as CohortRow[]
-  return rows.map((r) => cohortView(r, scope, needMore))
+  ) as Stored<CohortRow>[]
+  return rows.map((r) => cohortView(cohortRow(r), scope, needMore))
 }
 
 /** Starts a new computation of any cohort (rule or file, static or dynamic). */

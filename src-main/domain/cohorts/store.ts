@@ -1,9 +1,10 @@
 import type { MetaDb } from '../../store/meta'
+import { asFlag, type Stored } from '../../store/meta/flags'
 import { localStamp } from '../time/stamp'
 import type { Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import { creatorName } from '../platform/owners'
-import { NAME_MAX, type CohortRow, type CohortSource, type CohortStatus } from '../userSets/records'
+import { cohortRow, type CohortRow, type CohortSource, type CohortStatus } from '../userSets/records'
 import type { ProjectScope } from '../project/scope'
 
 /**
@@ -18,11 +19,13 @@ export const QUOTA_KEY = 'quota.cohorts'
 export const DEFAULT_QUOTA = 500
 
 export function cohortById(meta: MetaDb, appKey: string, id: number): CohortRow | undefined {
-  return meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND id = ?').get(appKey, id) as CohortRow | undefined
+  const row = meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND id = ?').get(appKey, id) as Stored<CohortRow> | undefined
+  return row && cohortRow(row)
 }
 
 export function cohortByCode(meta: MetaDb, appKey: string, code: string): CohortRow | undefined {
-  return meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND code = ?').get(appKey, code) as CohortRow | undefined
+  const row = meta.prepare('SELECT * FROM cohorts WHERE app_key = ? AND code = ?').get(appKey, code) as Stored<CohortRow> | undefined
+  return row && cohortRow(row)
 }
 
 /** A cohort of the project by its path id; unknown is a 400 naming `id`. */
@@ -38,12 +41,6 @@ export function cohortQuota(meta: MetaDb): number {
   return value !== undefined && Number.isInteger(n) && n >= 0 ? n : DEFAULT_QUOTA
 }
 
-export function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') throw badParam('name', 'name is required')
-  if (name.trim().length > NAME_MAX) throw badParam('name', `name: at most ${NAME_MAX} characters`)
-  return name.trim()
-}
-
 /** Name free and quota not reached; call inside the transaction that inserts. */
 export function checkRoom(meta: MetaDb, appKey: string, name: string): void {
   if (meta.prepare('SELECT 1 FROM cohorts WHERE app_key = ? AND name = ?').get(appKey, name)) throw alreadyExists(`a cohort named ${name} already exists`)
@@ -54,7 +51,7 @@ export function checkRoom(meta: MetaDb, appKey: string, name: string): void {
 
 export interface NewCohortRow {
   name: string
-  dynamic: 0 | 1
+  dynamic: boolean
   source: CohortSource
   content: string | null
   fileProperty: string | null
@@ -72,7 +69,7 @@ export function insertCohort(meta: MetaDb, appKey: string, input: NewCohortRow):
         `INSERT INTO cohorts (app_key, code, name, dynamic, source, content, file_property, status, created_by, created_user, create_time, update_time)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'calculating', ?, ?, ?, ?)`,
       )
-      .run(appKey, `pending-${input.now}-${Math.random()}`, input.name, input.dynamic, input.source, input.content, input.fileProperty, input.operator?.id ?? null, creator, input.now, input.now)
+      .run(appKey, `pending-${input.now}-${Math.random()}`, input.name, asFlag(input.dynamic), input.source, input.content, input.fileProperty, input.operator?.id ?? null, creator, input.now, input.now)
     const id = Number(lastInsertRowid)
     meta.prepare('UPDATE cohorts SET code = ? WHERE id = ?').run(`c${id}`, id)
     return cohortById(meta, appKey, id)!
@@ -83,7 +80,8 @@ export interface CohortView {
   id: number
   code: string
   name: string
-  dynamic: number
+  /** 1 dynamic, 0 static (spec 2.6). */
+  dynamic: 0 | 1
   userNumber: number | null
   status: CohortStatus
   calculatedTime: string | null
@@ -101,7 +99,7 @@ export function cohortView(row: CohortRow, scope: ProjectScope, needMore: boolea
     id: row.id,
     code: row.code,
     name: row.name,
-    dynamic: row.dynamic,
+    dynamic: asFlag(row.dynamic),
     userNumber: row.user_number,
     status: row.status,
     calculatedTime: stamp(row.calculated_time),

@@ -1,6 +1,7 @@
 import type { Warehouse } from '../../warehouse'
 import { ignoreUnknown } from '../ignored'
 import type { MetaDb } from '../../store/meta'
+import { flag, type Stored } from '../../store/meta/flags'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import { dialectOf, type DomainContext } from '../context'
 import { badParam } from '../errors'
@@ -73,32 +74,32 @@ function usableCohort(meta: MetaDb, appKey: string, code: unknown): CohortRow {
 interface PropertyRow {
   id: string
   data_type: DataType
-  masking: number
+  masking: boolean
 }
 
 /** The requested user properties (default: the visible ones of the plan), each as output SQL. */
 export function propertyColumnsOf(meta: MetaDb, dialect: Dialect, appKey: string, value: unknown, existing: Set<string>): OutColumn[] {
-  let rows: PropertyRow[]
+  let rows: Stored<PropertyRow>[]
   if (value === undefined || value === null) {
     rows = meta
       .prepare('SELECT id, data_type, masking FROM plan_user_properties WHERE app_key = ? AND visible = 1 AND (plan = 1 OR data_status = 1) ORDER BY rowid')
-      .all(appKey) as PropertyRow[]
+      .all(appKey) as Stored<PropertyRow>[]
   } else {
     if (!Array.isArray(value)) throw badParam('properties', 'properties must be a list of user property ids')
     const find = meta.prepare('SELECT id, data_type, masking FROM plan_user_properties WHERE app_key = ? AND id = ?')
     rows = value.map((id, i) => {
-      const row = typeof id === 'string' ? (find.get(appKey, id.toLowerCase()) as PropertyRow | undefined) : undefined
+      const row = typeof id === 'string' ? (find.get(appKey, id.toLowerCase()) as Stored<PropertyRow> | undefined) : undefined
       if (!row) throw badParam(`properties[${i}]`, `properties[${i}]: ${String(id)} is not a user property of this project`)
       return row
     })
   }
-  const unique = [...new Map(rows.map((r) => [r.id, r])).values()]
+  const unique = [...new Map(rows.map((r) => [r.id, { ...r, masking: flag(r.masking) }])).values()]
   return unique.map((r, i) => {
     let sql = 'NULL'
     const profile = r.id !== 'xwho' && r.id !== 'distinct_id' && existing.has(r.id)
     if (r.id === 'xwho' || r.id === 'distinct_id') sql = `m.${r.id}`
     else if (profile) sql = r.data_type === 'datetime' ? dialect.formatStoredStamp(`u.${dialect.ident(r.id)}`) : `u.${dialect.ident(r.id)}`
-    if (r.masking === 1 && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
+    if (r.masking && sql !== 'NULL') sql = `CASE WHEN ${sql} IS NULL THEN NULL ELSE '${MASK}' END`
     const missing = profile && r.data_type === 'array<string>' ? dialect.listMissing(`u.${dialect.ident(r.id)}`, true) : undefined
     return { key: r.id, alias: `p${i}`, sql, profile, type: r.data_type, missing }
   })

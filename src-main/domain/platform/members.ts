@@ -1,3 +1,4 @@
+import { flag, type Stored } from '../../store/meta/flags'
 import type { DomainContext, Operator } from '../context'
 import { badParam } from '../errors'
 import { recordOperation } from '../project/operations'
@@ -27,8 +28,8 @@ export function listMembers(ctx: DomainContext, appKey: string): Member[] {
        FROM project_members m JOIN accounts a ON a.id = m.account_id JOIN roles r ON r.id = m.role_id
        WHERE m.app_key = ? ORDER BY a.email`,
     )
-    .all(appKey) as (Omit<Member, 'enabled'> & { enabled: number })[]
-  return rows.map((r) => ({ ...r, enabled: r.enabled === 1 }))
+    .all(appKey) as Stored<Member>[]
+  return rows.map((r) => ({ ...r, enabled: flag(r.enabled) }))
 }
 
 function accountId(ctx: DomainContext, email: string): number | undefined {

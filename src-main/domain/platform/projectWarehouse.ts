@@ -1,4 +1,5 @@
 import type { MetaDb } from '../../store/meta'
+import { asFlag, flag, type Stored } from '../../store/meta/flags'
 import type { RemoteConnection, ServerFound, WarehouseChoice } from '../../warehouse/router'
 import type { DomainContext } from '../context'
 import { badParam } from '../errors'
@@ -9,21 +10,27 @@ interface WarehouseRow {
   database: string
   user: string | null
   password: string | null
-  created_database: number
+  /** The app created the database (it was not on the server when the project was made). */
+  created_database: boolean
 }
 
 /** A project's warehouse as the API shows it: the engine and where it is, never the password. */
 export type WarehouseView = { engine: 'duckdb' } | { engine: 'clickhouse'; url: string; database: string; user?: string; problem?: string }
 
+function warehouseRow(r: Stored<WarehouseRow>): WarehouseRow {
+  return { ...r, created_database: flag(r.created_database) }
+}
+
 function rowOf(meta: MetaDb, appKey: string): WarehouseRow | undefined {
-  return meta.prepare('SELECT * FROM project_warehouses WHERE app_key = ?').get(appKey) as WarehouseRow | undefined
+  const row = meta.prepare('SELECT * FROM project_warehouses WHERE app_key = ?').get(appKey) as Stored<WarehouseRow> | undefined
+  return row && warehouseRow(row)
 }
 
 /** Where the project's data lives (a project without a row, or unknown: the embedded DuckDB). */
 export function warehouseChoiceOf(meta: MetaDb, appKey: string): WarehouseChoice {
   const row = meta
     .prepare('SELECT w.*, p.time_zone FROM project_warehouses w JOIN projects p ON p.app_key = w.app_key WHERE w.app_key = ?')
-    .get(appKey) as (WarehouseRow & { time_zone: string }) | undefined
+    .get(appKey) as (Stored<WarehouseRow> & { time_zone: string }) | undefined
   if (!row) return { engine: 'duckdb' }
   const connection = { url: row.url, database: row.database, ...(row.user !== null ? { user: row.user } : {}), ...(row.password !== null ? { password: row.password } : {}) }
   return { engine: row.engine, connection, timeZone: row.time_zone }
@@ -42,7 +49,7 @@ export function recordWarehouse(meta: MetaDb, appKey: string, connection: Remote
   const { url, database, user, password } = connection
   meta
     .prepare('INSERT INTO project_warehouses (app_key, engine, url, database, user, password, created_database) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(appKey, 'clickhouse', url, database, user ?? null, password ?? null, createdDatabase ? 1 : 0)
+    .run(appKey, 'clickhouse', url, database, user ?? null, password ?? null, asFlag(createdDatabase))
 }
 
 /** The `warehouse` of a request (create a project, test a connection), as the route schema let it through. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { flag, type Stored } from '../../store/meta/flags'
 import type { DomainContext, Operator } from '../context'
 import { alreadyExists, badParam, quotaReached } from '../errors'
 import { preparePlan } from '../schema/plan'
@@ -20,7 +21,8 @@ interface ProjectRow {
   token: string
   status: number
   stream: number
-  finish: number
+  /** The project's database exists (creation completed). */
+  finish: boolean
   time_zone: string
   version: string
   partition_num: number
@@ -73,6 +75,10 @@ export function originList(text: string | undefined): string[] {
   }
 }
 
+function projectRow(r: Stored<ProjectRow>): ProjectRow {
+  return { ...r, finish: flag(r.finish) }
+}
+
 function view(ctx: DomainContext, row: ProjectRow, withToken: boolean): ProjectView {
   const out: ProjectView = {
     appKey: row.app_key,
@@ -85,17 +91,18 @@ function view(ctx: DomainContext, row: ProjectRow, withToken: boolean): ProjectV
     timeZone: row.time_zone,
     collectorOrigins: originList(row.collector_origins),
     // a finished project whose database is gone says so (an unfinished one has none yet)
-    warehouse: warehouseView(ctx.meta, row.app_key, row.finish !== 1 || ctx.warehouse.exists(row.app_key)),
+    warehouse: warehouseView(ctx.meta, row.app_key, !row.finish || ctx.warehouse.exists(row.app_key)),
   }
   if (withToken) out.normalToken = row.token
   if (row.logo) out.logo = row.logo
   if (row.sdk_back) out.sdkBack = row.sdk_back
-  if (!withToken) out.finish = row.finish === 1
+  if (!withToken) out.finish = row.finish
   return out
 }
 
 function row(ctx: DomainContext, appKey: string): ProjectRow | undefined {
-  return ctx.meta.prepare('SELECT * FROM projects WHERE app_key = ?').get(appKey) as ProjectRow | undefined
+  const found = ctx.meta.prepare('SELECT * FROM projects WHERE app_key = ?').get(appKey) as Stored<ProjectRow> | undefined
+  return found && projectRow(found)
 }
 
 function existing(ctx: DomainContext, appKey: string): ProjectRow {
@@ -114,9 +121,9 @@ export function listProjects(ctx: DomainContext, operator: Operator | null): Pro
              SELECT 1 FROM project_members m WHERE m.app_key = p.app_key AND m.account_id = ?))
            ORDER BY p.create_time, p.app_key`,
         )
-        .all(operator.id, operator.id) as ProjectRow[])
-    : (ctx.meta.prepare('SELECT * FROM projects WHERE status = 1 ORDER BY create_time, app_key').all() as ProjectRow[])
-  return rows.map((r) => view(ctx, r, true))
+        .all(operator.id, operator.id) as Stored<ProjectRow>[])
+    : (ctx.meta.prepare('SELECT * FROM projects WHERE status = 1 ORDER BY create_time, app_key').all() as Stored<ProjectRow>[])
+  return rows.map((r) => view(ctx, projectRow(r), true))
 }
 
 export function getProject(ctx: DomainContext, appKey: string): ProjectView {
@@ -238,7 +245,7 @@ export function authenticateProject(ctx: DomainContext, appKey: string | undefin
 
 /** The credentials of every normal project, for the `credentials` command and the desktop shell. */
 export function projectCredentials(ctx: DomainContext): { appKey: string; token: string; name: string }[] {
-  return (ctx.meta.prepare('SELECT app_key, token, cname FROM projects WHERE status = 1 ORDER BY create_time, app_key').all() as ProjectRow[]).map(
+  return (ctx.meta.prepare('SELECT app_key, token, cname FROM projects WHERE status = 1 ORDER BY create_time, app_key').all() as Pick<ProjectRow, 'app_key' | 'token' | 'cname'>[]).map(
     (r) => ({ appKey: r.app_key, token: r.token, name: r.cname }),
   )
 }

@@ -1,5 +1,5 @@
 import type { MetaDb } from '../../store/meta'
-import { flag, type Stored } from '../../store/meta/flags'
+import { asFlag, flag, type Stored } from '../../store/meta/flags'
 import type { DataType } from './types'
 
 /**
@@ -61,7 +61,7 @@ export function addFields(meta: MetaDb, appKey: string, table: string, fields: {
     `INSERT INTO dimension_fields (app_key, table_name, id, data_type, relation, position) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (app_key, table_name, id) DO NOTHING`,
   )
-  fields.forEach((f, i) => insert.run(appKey, table, f.id, f.dataType, f.relation ? 1 : 0, last + 1 + i))
+  fields.forEach((f, i) => insert.run(appKey, table, f.id, f.dataType, asFlag(f.relation ?? false), last + 1 + i))
 }
 
 export function removeFields(meta: MetaDb, appKey: string, table: string, ids: string[]): void {

@@ -34,8 +34,8 @@ type Outcome = 'create' | 'skip' | 'plan' | 'redeclare'
 
 interface KnownProperty {
   data_type: DataType
-  plan: number
-  data_status: number
+  plan: boolean
+  data_status: boolean
   preset: boolean
 }
 
@@ -43,10 +43,10 @@ function outcomeFor(existing: KnownProperty | undefined, dataType: DataType, id:
   if (!existing) return 'create'
   if (existing.data_type !== dataType) {
     if (existing.preset) throw badParam(param, `${id} is a preset ${existing.data_type} property; its data type cannot change`)
-    if (existing.data_status === 1) throw badParam(param, `${id} has reported data as ${existing.data_type}; its data type cannot change`)
+    if (existing.data_status) throw badParam(param, `${id} has reported data as ${existing.data_type}; its data type cannot change`)
     return 'redeclare'
   }
-  return existing.plan === 1 ? 'skip' : 'plan'
+  return existing.plan ? 'skip' : 'plan'
 }
 
 const needsColumn = (o: Outcome) => o === 'create' || o === 'redeclare'
@@ -90,7 +90,7 @@ export function declareEvent(ctx: DomainContext, scope: ProjectScope, input: Eve
     const event = findEvent(ctx.meta, appKey, eventId)
     if (event?.type === 'virtual') throw badParam('id', `${eventId} is a virtual event; change it through /uba/api/meta/event/virtual`)
     if (!event) checkNewEventId(eventId, 'id')
-    const eventOutcome: Outcome = !event ? 'create' : event.plan === 1 ? 'skip' : 'plan'
+    const eventOutcome: Outcome = !event ? 'create' : event.plan ? 'skip' : 'plan'
 
     const first = new Map<string, number>()
     const properties = (input.properties ?? []).map((p, i) => {
@@ -102,7 +102,7 @@ export function declareEvent(ctx: DomainContext, scope: ProjectScope, input: Eve
       if (!existing) checkNewPropertyId(id, 'event_vd', `${param}.id`)
       const outcome = outcomeFor(existing, p.dataType, id, `${param}.dataType`)
       const link = event ? findLink(ctx.meta, appKey, eventId, id) : undefined
-      return { id, declared: p, existing, outcome, linkToPlan: link?.plan !== 1 }
+      return { id, declared: p, existing, outcome, linkToPlan: !link?.plan }
     })
     if (eventOutcome === 'skip' && properties.every((p) => p.outcome === 'skip' && !p.linkToPlan)) return
 

@@ -66,8 +66,8 @@ export interface MetaEventRecord {
   content: unknown
 }
 
-const matches = (filter: PlanStateFilter, plan: number, dataStatus: number) =>
-  (filter.plan === undefined || filter.plan === plan) && (filter.dataStatus === undefined || filter.dataStatus === dataStatus)
+const matches = (filter: PlanStateFilter, plan: boolean, dataStatus: boolean) =>
+  (filter.plan === undefined || filter.plan === asFlag(plan)) && (filter.dataStatus === undefined || filter.dataStatus === asFlag(dataStatus))
 
 function userPropertyRows(meta: MetaDb, appKey: string): UserPropertyRow[] {
   return (meta.prepare('SELECT * FROM plan_user_properties WHERE app_key = ? ORDER BY preset DESC, id').all(appKey) as Stored<UserPropertyRow>[]).map(userPropertyRow)
@@ -90,7 +90,7 @@ export function schemaUserProperties(meta: MetaDb, appKey: string, filter: PlanS
     .filter((r) => matches(filter, r.plan, r.data_status))
     .map((r) => ({
       id: r.id, name: r.name, remark: r.remark, enable: asFlag(r.enable), visible: asFlag(r.visible), preset: asFlag(r.preset),
-      dataType: r.data_type, plan: r.plan, dataStatus: r.data_status, dict: asFlag(r.dict), masking: asFlag(r.masking),
+      dataType: r.data_type, plan: asFlag(r.plan), dataStatus: asFlag(r.data_status), dict: asFlag(r.dict), masking: asFlag(r.masking),
     }))
 }
 
@@ -98,7 +98,7 @@ export function schemaUserProperties(meta: MetaDb, appKey: string, filter: PlanS
 export function schemaEvents(meta: MetaDb, appKey: string, filter: PlanStateFilter): EventRecord[] {
   return eventRows(meta, appKey, 'event')
     .filter((r) => matches(filter, r.plan, r.data_status))
-    .map((r) => ({ id: r.id, name: r.name, remark: r.remark, plan: r.plan, dataStatus: r.data_status, preset: asFlag(r.preset), enable: asFlag(r.enable), platform: r.platform }))
+    .map((r) => ({ id: r.id, name: r.name, remark: r.remark, plan: asFlag(r.plan), dataStatus: asFlag(r.data_status), preset: asFlag(r.preset), enable: asFlag(r.enable), platform: r.platform }))
 }
 
 /** The event's properties, with `plan` / `dataStatus` as they stand for that event (see propertiesOfEvents). */
@@ -108,14 +108,14 @@ export function schemaEventProperties(meta: MetaDb, appKey: string, eventId: str
     .filter((r) => matches(filter, r.eventPlan, r.eventDataStatus))
     .map((r) => ({
       id: r.id, name: r.name, remark: r.remark, enable: asFlag(r.enable), global: asFlag(r.global), preset: asFlag(r.preset),
-      dataType: r.data_type, plan: r.eventPlan, dataStatus: r.eventDataStatus, dict: asFlag(r.dict), masking: asFlag(r.masking),
+      dataType: r.data_type, plan: asFlag(r.eventPlan), dataStatus: asFlag(r.eventDataStatus), dict: asFlag(r.dict), masking: asFlag(r.masking),
     }))
 }
 
 /** Planned or reported user properties (every known one), hidden presets included. */
 export function metaUserProperties(meta: MetaDb, appKey: string) {
   return userPropertyRows(meta, appKey)
-    .filter((r) => r.plan === 1 || r.data_status === 1)
+    .filter((r) => r.plan || r.data_status)
     .map((r) => ({ id: r.id, name: r.name, enable: asFlag(r.enable), visible: asFlag(r.visible), preset: asFlag(r.preset), dataType: r.data_type, dict: asFlag(r.dict) }))
 }
 
@@ -127,7 +127,7 @@ export function metaEvents(meta: MetaDb, appKey: string, type: 'all' | 'event' |
   const rows = eventRows(meta, appKey, type === 'all' ? undefined : type)
   const platformOf = new Map(rows.map((r) => [r.id, r.platform]))
   return rows
-    .filter((r) => (r.plan === 1 || r.data_status === 1) && (enable === undefined || asFlag(r.enable) === enable))
+    .filter((r) => (r.plan || r.data_status) && (enable === undefined || asFlag(r.enable) === enable))
     .map((r) => {
       let platform = r.platform
       if (r.type === 'virtual') {

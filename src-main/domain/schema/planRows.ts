@@ -13,8 +13,8 @@ export interface UserPropertyRow {
   name: string | null
   remark: string | null
   data_type: DataType
-  plan: number
-  data_status: number
+  plan: boolean
+  data_status: boolean
   preset: boolean
   enable: boolean
   visible: boolean
@@ -28,8 +28,8 @@ export interface EventRow {
   remark: string | null
   type: 'event' | 'virtual'
   content: string | null
-  plan: number
-  data_status: number
+  plan: boolean
+  data_status: boolean
   preset: boolean
   enable: boolean
   platform: string | null
@@ -41,8 +41,8 @@ export interface EventPropertyRow {
   name: string | null
   remark: string | null
   data_type: DataType
-  plan: number
-  data_status: number
+  plan: boolean
+  data_status: boolean
   preset: boolean
   enable: boolean
   global: boolean
@@ -51,20 +51,23 @@ export interface EventPropertyRow {
 }
 
 export interface LinkRow {
-  plan: number
-  data_status: number
+  plan: boolean
+  data_status: boolean
 }
 
+/** In the plan, and data reported (spec 2.8 plan and dataStatus): every plan table has both. */
+const states = (r: Stored<LinkRow>): LinkRow => ({ plan: flag(r.plan), data_status: flag(r.data_status) })
+
 export function userPropertyRow(r: Stored<UserPropertyRow>): UserPropertyRow {
-  return { ...r, preset: flag(r.preset), enable: flag(r.enable), visible: flag(r.visible), dict: flag(r.dict), masking: flag(r.masking) }
+  return { ...r, ...states(r), preset: flag(r.preset), enable: flag(r.enable), visible: flag(r.visible), dict: flag(r.dict), masking: flag(r.masking) }
 }
 
 export function eventRow(r: Stored<EventRow>): EventRow {
-  return { ...r, preset: flag(r.preset), enable: flag(r.enable) }
+  return { ...r, ...states(r), preset: flag(r.preset), enable: flag(r.enable) }
 }
 
 export function eventPropertyRow<R extends Stored<EventPropertyRow>>(r: R): Omit<R, keyof EventPropertyRow> & EventPropertyRow {
-  return { ...r, preset: flag(r.preset), enable: flag(r.enable), global: flag(r.global), dict: flag(r.dict), masking: flag(r.masking) }
+  return { ...r, ...states(r), preset: flag(r.preset), enable: flag(r.enable), global: flag(r.global), dict: flag(r.dict), masking: flag(r.masking) }
 }
 
 export function findUserProperty(meta: MetaDb, appKey: string, id: string): UserPropertyRow | undefined {
@@ -83,9 +86,10 @@ export function findEventProperty(meta: MetaDb, appKey: string, id: string): Eve
 }
 
 export function findLink(meta: MetaDb, appKey: string, eventId: string, propertyId: string): LinkRow | undefined {
-  return meta
+  const row = meta
     .prepare('SELECT plan, data_status FROM plan_event_property_links WHERE app_key = ? AND event_id = ? AND property_id = ?')
-    .get(appKey, eventId, propertyId) as LinkRow | undefined
+    .get(appKey, eventId, propertyId) as Stored<LinkRow> | undefined
+  return row && states(row)
 }
 
 /**
@@ -95,7 +99,7 @@ export function findLink(meta: MetaDb, appKey: string, eventId: string, property
  * Data status is the link's (0 while no data of the event carried the property). For several
  * events the states are combined (planned or reported on any of them).
  */
-export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: string[]): (EventPropertyRow & { eventPlan: number; eventDataStatus: number })[] {
+export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: string[]): (EventPropertyRow & { eventPlan: boolean; eventDataStatus: boolean })[] {
   const marks = eventIds.map(() => '?').join(', ')
   const rows = meta
     .prepare(
@@ -109,7 +113,7 @@ export function propertiesOfEvents(meta: MetaDb, appKey: string, eventIds: strin
        ORDER BY p.preset DESC, p.id`,
     )
     .all(...eventIds, appKey) as (Stored<EventPropertyRow> & { eventPlan: number; eventDataStatus: number })[]
-  return rows.map(eventPropertyRow)
+  return rows.map((r) => ({ ...eventPropertyRow(r), eventPlan: flag(r.eventPlan), eventDataStatus: flag(r.eventDataStatus) }))
 }
 
 /** Every event property of the project (what `event.$Anything` may carry). */

@@ -35,10 +35,10 @@ function requireChanges(changes: object, fields: string): void {
 }
 
 /** Whether a property's column must be re-typed; refuses a change that data or a preset fixes. */
-function retypeNeeded(current: { data_type: DataType; data_status: number; preset: boolean }, wanted: DataType | undefined, id: string): boolean {
+function retypeNeeded(current: { data_type: DataType; data_status: boolean; preset: boolean }, wanted: DataType | undefined, id: string): boolean {
   if (wanted === undefined || wanted === current.data_type) return false
   if (current.preset) throw badParam('dataType', `${id} is a preset ${current.data_type} property; its data type cannot change`)
-  if (current.data_status === 1) throw badParam('dataType', `${id} has reported data as ${current.data_type}; its data type cannot change`)
+  if (current.data_status) throw badParam('dataType', `${id} has reported data as ${current.data_type}; its data type cannot change`)
   return true
 }
 
@@ -58,7 +58,7 @@ function writeChanges(meta: MetaDb, table: PlanTable, appKey: string, id: string
 async function updateProperty(
   ctx: DomainContext,
   scope: ProjectScope,
-  target: { table: PlanTable; column: WarehouseTable; id: string; current: { data_type: DataType; data_status: number; preset: boolean } },
+  target: { table: PlanTable; column: WarehouseTable; id: string; current: { data_type: DataType; data_status: boolean; preset: boolean } },
   changes: PropertyChanges,
   operation: { action: string; target: string; operator: Operator | null },
 ): Promise<void> {

@@ -2,7 +2,7 @@ import type { MetaDb } from '../../store/meta'
 import type { Operator } from '../context'
 import { alreadyExists, badParam } from '../errors'
 import { creatorName } from '../platform/owners'
-import { NAME_MAX, type TagRow, type TagStatus } from '../userSets/records'
+import type { TagRow, TagStatus } from '../userSets/records'
 import { localStamp } from '../time/stamp'
 import type { ProjectScope } from '../project/scope'
 
@@ -42,12 +42,6 @@ export function existingTag(meta: MetaDb, appKey: string, code: string): TagRow 
   const row = tagByCode(meta, appKey, code)
   if (!row) throw badParam('code', `no tag of this project has the code ${code}`)
   return row
-}
-
-export function checkTagName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') throw badParam('name', 'name is required')
-  if (name.trim().length > NAME_MAX) throw badParam('name', `name: at most ${NAME_MAX} characters`)
-  return name.trim()
 }
 
 export function insertTag(meta: MetaDb, appKey: string, input: { name: string; source: 'rule' | 'file'; rules: string | null; operator: Operator | null; now: number }): TagRow {

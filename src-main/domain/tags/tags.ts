@@ -11,8 +11,8 @@ import type { ProjectScope } from '../project/scope'
 import { planLookup } from '../schema/lookup'
 import { withWriteLock } from '../writeLock'
 import { materialiseTag, newTagRun, startTagComputation, type TagRule } from '../userSets/tagCompute'
-import { checkTagName, existingTag, insertTag, tagView, type TagView } from './store'
-import type { TagRow } from '../userSets/records'
+import { existingTag, insertTag, tagView, type TagView } from './store'
+import { checkName, type TagRow } from '../userSets/records'
 import { tagTable } from '../userSets/tagVersions'
 
 /** Tags (a UBA Desk definition; see tags/store.ts and userSets/records.ts): create from rules or a file, list, recalculate, delete. */
@@ -41,7 +41,7 @@ function rulesOf(ctx: DomainContext, appKey: string, value: unknown): TagRule[] 
 }
 
 export function createTag(ctx: DomainContext, scope: ProjectScope, input: NewTag, operator: Operator | null): { id: number; code: string; name: string; status: 'calculating'; createTime: string } {
-  const name = checkTagName(input.name)
+  const name = checkName(input.name)
   const rules = rulesOf(ctx, scope.appKey, input.rules)
   const now = currentTime()
   const row = insertTag(ctx.meta, scope.appKey, { name, source: 'rule', rules: JSON.stringify(rules), operator, now })
@@ -74,7 +74,7 @@ export async function createFileTag(
   input: { name: unknown; file: SheetFile | null },
   operator: Operator | null,
 ): Promise<{ id: number; code: string; name: string; version: number; userNumber: number; matched: number; unmatched: number }> {
-  const name = checkTagName(input.name)
+  const name = checkName(input.name)
   const values = fileRows(input.file)
   const now = currentTime()
   const row = ctx.meta.transaction(() => {

@@ -14,7 +14,7 @@ import { membersSql } from './ruleSql'
 import { validateContent } from './rules'
 import { materialiseRun, newRun as newComputedRun, resumeRuns, startRun, type Computation } from './runs'
 import { membersTable } from './membership'
-import type { CohortRow } from './records'
+import { cohortRow, type CohortRow } from './records'
 import { forgetOutcomes, prepareOutcomes, sealOutcome } from '../outcomes'
 import { testPause } from '../../testPause'
 
@@ -66,6 +66,7 @@ const COHORTS: Computation<CohortRow, Outcome> = {
   table: 'cohorts',
   label: 'cohort',
   notesAttempt: true,
+  row: cohortRow,
   warehouseTable: membersTable,
   fileSelect,
   ruleSelect,

@@ -1,5 +1,6 @@
 import type { Warehouse } from '../../warehouse'
 import type { MetaDb } from '../../store/meta'
+import type { Stored } from '../../store/meta/flags'
 import type { SqlParams } from '../../warehouse/dialect'
 import { dialectOf, type DomainContext } from '../context'
 import { AppError } from '../errors'
@@ -47,6 +48,8 @@ export interface Computation<Row extends ComputedRow, Out> {
   label: string
   /** Whether a start notes its time in `attempt_time` (the daily cohort recompute reads it). */
   notesAttempt: boolean
+  /** The table's row mapper (records.ts): its flags read as booleans. */
+  row(stored: Stored<Row>): Row
   warehouseTable(code: string): string
   fileSelect(ctx: DomainContext, conn: Warehouse, row: Row, scope: ProjectScope): Promise<{ select: string; matched: number }>
   ruleSelect(ctx: DomainContext, conn: Warehouse, row: Row, scope: ProjectScope, now: number, p: SqlParams): Promise<string>
@@ -67,8 +70,9 @@ export async function materialiseRun<Row extends ComputedRow, Out>(ctx: DomainCo
   try {
     return await withWriteLock(ctx, appKey, () =>
       ctx.warehouse.withConnection(appKey, scope.timeZone, async (conn) => {
-        const row = ctx.meta.prepare(`SELECT * FROM ${kind.table} WHERE id = ? AND run = ?`).get(id, run) as Row | undefined
-        if (!row) return null
+        const stored = ctx.meta.prepare(`SELECT * FROM ${kind.table} WHERE id = ? AND run = ?`).get(id, run) as Stored<Row> | undefined
+        if (!stored) return null
+        const row = kind.row(stored)
         const table = kind.warehouseTable(row.code)
         const clash = dimensionNameClash(ctx.meta, appKey, table)
         if (clash) throw new AppError(400, 400, clash)

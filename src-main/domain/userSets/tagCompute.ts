@@ -95,6 +95,8 @@ const TAGS: Computation<TagRow, TagOutcome> = {
   table: 'tags',
   label: 'tag',
   notesAttempt: false,
+  // a tag has no flags
+  row: (stored) => stored,
   warehouseTable: tagTable,
   fileSelect,
   ruleSelect,

@@ -10,9 +10,21 @@ interface RunRoute {
 
 const params = { type: 'object', required: ['runId'], properties: { runId: { type: 'string', pattern: RUN_ID_PATTERN } } } as const
 
+/** One line of the progress stream (the schema of each JSON line, not of the whole body). */
+const progressLine = exact(
+  {
+    type: 'object',
+    properties: {
+      state: { type: 'string', enum: ['running', 'finished', 'failed', 'cancelled', 'unknown'] },
+      progress: { type: 'number', description: 'running lines only: percent of the rows the engine expects to read, -1 while it cannot tell.' },
+    },
+  } as const,
+  ['progress'],
+)
+
 const progressAnswer = {
-  description: 'Streamed, application/x-ndjson: {"state":"running","progress":p} every 250 ms while the analysis runs (p: percent of the rows the engine expects to read, -1 while it cannot tell; on ClickHouse read from system.processes), then one line {"state":"finished"|"failed"|"cancelled"}; {"state":"unknown"} when no run of that id started within 10 s.',
-  content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  description: 'Streamed, application/x-ndjson, one JSON object per line (the schema is a line\'s): {"state":"running","progress":p} every 250 ms while the analysis runs (p: percent of the rows the engine expects to read, -1 while it cannot tell; on ClickHouse read from system.processes), then one line {"state":"finished"|"failed"|"cancelled"}; {"state":"unknown"} when no run of that id started within 10 s.',
+  content: { 'application/x-ndjson': { schema: progressLine } },
 } as const
 
 const cancelled = exact({ type: 'object', properties: { runId: { type: 'string' }, cancelled: { type: 'boolean' } } } as const)

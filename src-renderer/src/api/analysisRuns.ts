@@ -1,11 +1,8 @@
+import type { Answer, StreamLine } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth } from './http'
 
 /** One line of an analysis run's progress (GET /uba/api/analyses/{runId}/progress). */
-export interface RunProgress {
-  state: 'running' | 'finished' | 'failed' | 'cancelled' | 'unknown'
-  /** Percent of the rows the engine expects to read; -1 while it cannot tell. */
-  progress?: number
-}
+export type RunProgress = StreamLine<'/uba/api/analyses/{runId}/progress'>
 
 /**
  * Follows the progress of the analysis started with `runId`, calling `onLine` per line, until it
@@ -31,6 +28,6 @@ export async function followRun(auth: ProjectAuth, runId: string, onLine: (line:
 }
 
 /** Cancels the analysis started with `runId` (its request then answers 503 "… was cancelled"); `cancelled` false when it was not running. */
-export function cancelRun(auth: ProjectAuth, runId: string): Promise<{ runId: string; cancelled: boolean }> {
+export function cancelRun(auth: ProjectAuth, runId: string): Promise<Answer<'/uba/api/analyses/{runId}', 'delete'>> {
   return request(auth, 'DELETE', `/uba/api/analyses/${encodeURIComponent(runId)}`)
 }

@@ -19,7 +19,7 @@ export type DimensionValue = DimensionRow[string]
 /** Rows the server takes per request (and its 10 MB body limit). */
 export const ROWS_PER_REQUEST = 100_000
 
-type Ok = { success: 0 }
+type Ok = Answer<'/uba/api/project/dimensions', 'post'>
 const q = encodeURIComponent
 
 export const listDimensionTables = (auth: ProjectAuth) => request<DimensionTable[]>(auth, 'GET', '/uba/api/project/dimensions')

@@ -20,6 +20,6 @@ export function getProblemLog(auth: ProjectAuth, limit = 100): Promise<ProblemLo
   return request<ProblemLog>(auth, 'GET', `${PROBLEMS}?limit=${limit}`)
 }
 
-export function clearProblemLog(auth: ProjectAuth): Promise<{ success: 0 }> {
-  return request<{ success: 0 }>(auth, 'DELETE', PROBLEMS)
+export function clearProblemLog(auth: ProjectAuth): Promise<Answer<typeof PROBLEMS, 'delete'>> {
+  return request<Answer<typeof PROBLEMS, 'delete'>>(auth, 'DELETE', PROBLEMS)
 }

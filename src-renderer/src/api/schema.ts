@@ -3,16 +3,14 @@ import { request, type ProjectAuth } from './http'
 
 /** The tracking plan (spec 4.3) and the metadata with virtual events (spec 4.4). */
 
-export const DATA_TYPES = ['string', 'number', 'boolean', 'datetime', 'array<string>'] as const
-export type DataType = (typeof DATA_TYPES)[number]
-
-/** 0 or 1, as the spec writes flags. */
-export type Flag = 0 | 1
-
 /** The tracking plan's records (spec 2.8). */
 export type PlanEvent = Answer<'/uba/api/schema/event'>[number]
 export type PlanUserProperty = Answer<'/uba/api/schema/userProperties'>[number]
 export type PlanEventProperty = Answer<'/uba/api/schema/eventProperties'>[number]
+
+export type DataType = PlanUserProperty['dataType']
+/** The data types in the order the pickers offer them. */
+export const DATA_TYPES = ['string', 'number', 'boolean', 'datetime', 'array<string>'] as const satisfies readonly DataType[]
 
 type ContractFilter = NonNullable<RequestBody<'/uba/api/events/analyze'>['filter']>
 /** The filter operators the API knows (a condition's `function`). */
@@ -42,7 +40,8 @@ export type PlanChanges = RequestBody<'/uba/api/schema/eventProperties', 'put'>
  */
 export type VirtualEventInput = RequestBody<'/uba/api/meta/event/virtual', 'put'>
 
-type Ok = { success: 0 }
+/** What the plan's and virtual events' writes answer. */
+type Ok = Answer<'/uba/api/schema/event', 'post'>
 const q = encodeURIComponent
 
 export const listEvents = (auth: ProjectAuth) => request<PlanEvent[]>(auth, 'GET', '/uba/api/schema/event')

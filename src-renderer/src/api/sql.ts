@@ -1,4 +1,4 @@
-import type { RequestBody } from '../../../src-shared/contract'
+import type { Answer, RequestBody } from '../../../src-shared/contract'
 import { request, requestStream, type ProjectAuth, type RequestOptions } from './http'
 
 /**
@@ -7,7 +7,7 @@ import { request, requestStream, type ProjectAuth, type RequestOptions } from '.
  */
 
 /** One result row: column name to value, as JSON has it. */
-export type SqlRow = Record<string, unknown>
+export type SqlRow = Answer<'/uba/api/sql/query', 'post'>[number]
 
 /** csv: a header line, then rows; json: JSON lines (one object per row) when exported. */
 export type SqlFormat = NonNullable<RequestBody<'/uba/api/sql/export'>['format']>

@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../../warehouse'
 import { dialectOf, type DomainContext, type Operator } from '../../context'
 import { createValuesCohort, type FileCohort } from '../../cohorts/byFile'
-import { checkName } from '../../cohorts/store'
+import { checkName } from '../../userSets/records'
 import { cellValue, existingColumns, outColumns, propertyColumnsOf, selectSql, shape, type OutColumn } from '../../cohorts/users'
 import { badParam } from '../../errors'
 import { USERS } from '../../ingest/identity'
