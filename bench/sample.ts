@@ -4,7 +4,7 @@
 // CPU seconds (every thread of the process) and the peak RSS sampled during the job are printed
 // too: on a loaded machine the wall-clock time says little.
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApp } from '../src-main/app'
 import { getJob } from '../src-main/domain/ingest/jobs'
@@ -35,6 +35,7 @@ export async function benchSample(): Promise<void> {
       if (job.state !== 'succeeded' || !job.result) throw new Error(`sample of ${users} users: ${job.state} ${job.error}`)
       const events = job.result.eventsWritten
       const seconds = ((job.endTime ?? 0) - (job.startTime ?? 0)) / 1000
+      const copyCpu = process.cpuUsage()
       const copy = await app.ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
         const t = performance.now()
         await conn.run('CREATE TABLE bench_copy AS SELECT * FROM event_vd')
@@ -42,8 +43,10 @@ export async function benchSample(): Promise<void> {
         await conn.run('DROP TABLE bench_copy')
         return s
       })
+      const copyUsed = process.cpuUsage(copyCpu)
+      const [cpuOurs, cpuCopy] = [(used.user + used.system) / 1e6, (copyUsed.user + copyUsed.system) / 1e6]
       console.log(
-        `sample ${String(users).padStart(7)} users x 90 days ${(events / 1e6).toFixed(2).padStart(6)}M events   ours ${seconds.toFixed(2)} s (${(events / seconds / 1e6).toFixed(2)} M events/s, CPU ${((used.user + used.system) / 1e6).toFixed(0)} s, peak RSS ${(peak / 2 ** 30).toFixed(1)} GiB)   DuckDB copy of the rows ${copy.toFixed(2)} s (${(events / copy / 1e6).toFixed(2)} M rows/s)   ratio ${(copy / seconds).toFixed(2)}`,
+        `sample ${String(users).padStart(7)} users x 90 days ${(events / 1e6).toFixed(2).padStart(6)}M events   ours ${seconds.toFixed(2)} s (${(events / seconds / 1e6).toFixed(2)} M events/s, CPU ${cpuOurs.toFixed(0)} s, peak RSS ${(peak / 2 ** 30).toFixed(1)} GiB)   DuckDB copy of the rows ${copy.toFixed(2)} s (${(events / copy / 1e6).toFixed(2)} M rows/s, CPU ${cpuCopy.toFixed(0)} s)   ratio ${(copy / seconds).toFixed(2)} (CPU ${(cpuCopy / cpuOurs).toFixed(2)}, load ${loadavg()[0].toFixed(1)})`,
       )
     }
     await app.close()
