@@ -41,71 +41,55 @@ async function userParts(conn: Warehouse, perPart: number): Promise<number[]> {
   return rows.map((r) => Number(r.distinct_id))
 }
 
-/** The columns of a session's user that its events carry. */
-const USER_FIELDS = ['xwho', 'os', 'os_version', 'lib', 'lib_version', 'manufacturer', 'model', 'browser', 'browser_version', 'width', 'height',
-  'carrier', 'country', 'province', 'city', 'utm_source', 'utm_medium', 'utm_campaign', 'signup_method']
-/** The columns of a slot that its event's columns are computed from. */
-const SLOT_FIELDS = ['xwhat', 'ds', 'network', 'k', 'step', 'slot', 'sid', 'platform', 'app_version', 'product', 'price', 'quantity', 'item_count',
-  'amount', 'coupon', 'payment_method', 'keyword']
-
 /**
  * The events of the users whose distinct_id is in [from, to) (to null: no end) as (column, SQL)
- * pairs and the relation `o` they are read from, ordered by user, then time. The users' ids grow
- * with their parts, so parts written one after the other keep EVENT_ORDER across parts. The
- * relation is sorted before the event's texts (pages, titles, product names, order ids) are
- * made from its numbers: sorting the narrower rows costs a third of sorting the finished ones.
+ * pairs and the relation they are read from, ordered by user, then time. The users' ids grow
+ * with their parts, so parts written one after the other keep EVENT_ORDER across parts.
  */
 function eventsOf(s: SampleSql, w: { from: number; to: number | null }): { columns: [string, string][]; from: string } {
   const { d } = s
   const of = (row: string) => `${row}.distinct_id >= ${w.from}${w.to === null ? '' : ` AND ${row}.distinct_id < ${w.to}`}`
-  const order = "o.xwhat IN ('checkout', 'pay')"
-  const productId = s.at(PRODUCTS.map((p) => p.id), 'o.product')
-  const page = `CASE o.xwhat WHEN '$pageview' THEN '/' WHEN 'search' THEN '/search' WHEN 'checkout' THEN '/checkout' WHEN 'pay' THEN '/pay'
+  const order = "e.xwhat IN ('checkout', 'pay')"
+  const productId = s.at(PRODUCTS.map((p) => p.id), 'e.product')
+  const page = `CASE e.xwhat WHEN '$pageview' THEN '/' WHEN 'search' THEN '/search' WHEN 'checkout' THEN '/checkout' WHEN 'pay' THEN '/pay'
     WHEN 'sign_up' THEN '/sign-up' WHEN '$end' THEN '/' ELSE '/product/' || ${productId} END`
-  const title = `CASE o.xwhat WHEN '$pageview' THEN 'Home' WHEN 'search' THEN 'Search' WHEN 'checkout' THEN 'Checkout' WHEN 'pay' THEN 'Payment'
-    WHEN 'sign_up' THEN 'Sign up' WHEN '$end' THEN 'Home' ELSE ${s.at(PRODUCTS.map((p) => p.name), 'o.product')} END`
+  const title = `CASE e.xwhat WHEN '$pageview' THEN 'Home' WHEN 'search' THEN 'Search' WHEN 'checkout' THEN 'Checkout' WHEN 'pay' THEN 'Payment'
+    WHEN 'sign_up' THEN 'Sign up' WHEN '$end' THEN 'Home' ELSE ${s.at(PRODUCTS.map((p) => p.name), 'e.product')} END`
   // the slots of every session, narrow: those whose event is known not to happen are dropped
-  // before the product is drawn, and the rest before the user's columns join them. A product's
-  // add_to_cart slot (first) follows its view_product slot only when the product was carted:
-  // the product is drawn once a view, not for every cart slot that stays empty.
-  const viewSlots = `(SELECT *, CASE WHEN first >= 3 AND first < 3 + 2 * n_views THEN ${d.intDiv('(first - 3)', 2)} END AS i
-    FROM (SELECT *, ${d.unnest(d.series('0', 'n_slots'))} AS first
+  // before the product is drawn, and the rest before the user's columns join them
+  const slots = `(SELECT *, CASE WHEN slot >= 3 AND slot < 3 + 2 * n_views THEN ${d.intDiv('(slot - 3)', 2)} END AS i
+    FROM (SELECT *, ${d.unnest(d.series('0', 'n_slots'))} AS slot
       FROM (SELECT * FROM s_sessions x WHERE ${of('x')}) ss LEFT JOIN (SELECT sid, item_count, checkout, pay, coupon, amount, payment_method FROM s_orders o WHERE ${of('o')}) so USING (sid)) sl
-    WHERE NOT ((first = 1 AND NOT sign_up) OR (first = 2 AND NOT search)
-      OR (first >= 3 AND first < 3 + 2 * n_views AND first % 2 = 0)
-      OR (first = 3 + 2 * n_views AND checkout IS NOT TRUE) OR (first = 4 + 2 * n_views AND pay IS NOT TRUE)))`
-  const slots = `(SELECT *, ${d.unnest(d.series('first', 'first + CASE WHEN carted THEN 2 ELSE 1 END'))} AS slot FROM ${viewedProducts(s, viewSlots)})`
+    WHERE NOT ((slot = 1 AND NOT sign_up) OR (slot = 2 AND NOT search)
+      OR (slot = 3 + 2 * n_views AND checkout IS NOT TRUE) OR (slot = 4 + 2 * n_views AND pay IS NOT TRUE)))`
   const at = eventTime(s, 'e.')
   const columns: [string, string][] = [
-    ['distinct_id', 'o.distinct_id'], ['xwho', 'o.xwho'], ['xwhat', 'o.xwhat'], ['xwhen', 'o.xwhen'], ['ds', 'o.ds'],
-    ['$platform', 'o.platform'], ['$os', 'o.os'], ['$os_version', 'o.os_version'], ['$lib', 'o.lib'], ['$lib_version', 'o.lib_version'],
-    ['$manufacturer', 'o.manufacturer'], ['$model', 'o.model'], ['$browser', 'o.browser'], ['$browser_version', 'o.browser_version'],
-    ['$screen_width', 'o.width'], ['$screen_height', 'o.height'], ['$network', 'o.network'], ['$carrier', 'o.carrier'],
-    ['$country', 'o.country'], ['$province', 'o.province'], ['$city', 'o.city'],
-    ['$utm_source', 'CASE WHEN o.k = 0 THEN o.utm_source END'],
-    ['$utm_medium', 'CASE WHEN o.k = 0 THEN o.utm_medium END'],
-    ['$utm_campaign', 'CASE WHEN o.k = 0 THEN o.utm_campaign END'],
-    ['$is_first_day', 'o.k = 0'],
-    ['$is_login', 'o.is_login'],
-    ['$duration', "CASE WHEN o.xwhat = '$end' THEN round(o.step * o.slot * 1000) END"],
-    ['$url', `CASE WHEN o.platform = 'Web' THEN ${s.value(SITE)} || ${page} END`],
-    ['$title', `CASE WHEN o.platform = 'Web' THEN ${title} END`],
-    ['app_version', 'o.app_version'], ['product_id', productId], ['category', s.at(PRODUCTS.map((p) => p.category), 'o.product')], ['price', 'o.price'],
-    ['quantity', "CASE WHEN o.xwhat = 'add_to_cart' THEN o.quantity END"],
-    ['item_count', `CASE WHEN ${order} THEN o.item_count END`],
-    ['amount', `CASE WHEN ${order} THEN o.amount END`],
-    ['order_id', `CASE WHEN ${order} THEN 'SO' || ${s.text('o.sid')} END`],
-    ['coupon_used', `CASE WHEN ${order} THEN o.coupon END`],
-    ['payment_method', "CASE WHEN o.xwhat = 'pay' THEN o.payment_method END"],
-    ['search_keyword', "CASE WHEN o.xwhat = 'search' THEN o.keyword END"],
-    ['signup_method', "CASE WHEN o.xwhat = 'sign_up' THEN o.signup_method END"],
+    ['distinct_id', 'u.distinct_id'], ['xwho', 'u.xwho'], ['xwhat', 'e.xwhat'], ['xwhen', d.instantAt(at)], ['ds', 'e.ds'],
+    ['$platform', 'u.platform'], ['$os', 'u.os'], ['$os_version', 'u.os_version'], ['$lib', 'u.lib'], ['$lib_version', 'u.lib_version'],
+    ['$manufacturer', 'u.manufacturer'], ['$model', 'u.model'], ['$browser', 'u.browser'], ['$browser_version', 'u.browser_version'],
+    ['$screen_width', 'u.width'], ['$screen_height', 'u.height'], ['$network', 'e.network'], ['$carrier', 'u.carrier'],
+    ['$country', 'u.country'], ['$province', 'u.province'], ['$city', 'u.city'],
+    ['$utm_source', 'CASE WHEN e.k = 0 THEN u.utm_source END'],
+    ['$utm_medium', 'CASE WHEN e.k = 0 THEN u.utm_medium END'],
+    ['$utm_campaign', 'CASE WHEN e.k = 0 THEN u.utm_campaign END'],
+    ['$is_first_day', 'e.k = 0'],
+    ['$is_login', `coalesce(${at} >= u.signup_at, false)`],
+    ['$duration', "CASE WHEN e.xwhat = '$end' THEN round(e.step * e.slot * 1000) END"],
+    ['$url', `CASE WHEN e.platform = 'Web' THEN ${s.value(SITE)} || ${page} END`],
+    ['$title', `CASE WHEN e.platform = 'Web' THEN ${title} END`],
+    ['app_version', 'e.app_version'], ['product_id', productId], ['category', s.at(PRODUCTS.map((p) => p.category), 'e.product')], ['price', 'e.price'],
+    ['quantity', "CASE WHEN e.xwhat = 'add_to_cart' THEN e.quantity END"],
+    ['item_count', `CASE WHEN ${order} THEN e.item_count END`],
+    ['amount', `CASE WHEN ${order} THEN e.amount END`],
+    ['order_id', `CASE WHEN ${order} THEN 'SO' || ${s.text('e.sid')} END`],
+    ['coupon_used', `CASE WHEN ${order} THEN e.coupon END`],
+    ['payment_method', "CASE WHEN e.xwhat = 'pay' THEN e.payment_method END"],
+    ['search_keyword', "CASE WHEN e.xwhat = 'search' THEN e.keyword END"],
+    ['signup_method', "CASE WHEN e.xwhat = 'sign_up' THEN u.signup_method END"],
   ]
-  const from = `(SELECT u.distinct_id, ${d.instantAt(at)} AS xwhen, coalesce(${at} >= u.signup_at, false) AS is_login,
-      ${USER_FIELDS.map((c) => `u.${c}`).join(', ')}, ${SLOT_FIELDS.map((c) => `e.${c}`).join(', ')}
-    FROM (SELECT *, ${eventOfSlot()} AS xwhat FROM ${slots}) e
+  const from = `(SELECT *, ${eventOfSlot()} AS xwhat FROM ${viewedProducts(s, slots)}) e
     JOIN (SELECT * FROM s_users y WHERE ${of('y')}) u USING (uid)
-    WHERE e.xwhat IS NOT NULL
-    ORDER BY ${EVENT_ORDER}) o`
+    WHERE e.xwhat IS NOT NULL`
   return { columns, from }
 }
 
@@ -120,7 +104,8 @@ export async function writeEvents(conn: Warehouse, s: SampleSql, perPart: number
     const { columns, from: relation } = eventsOf(s, { from, to: parts[n + 1] ?? null })
     written += await conn.run(`INSERT INTO event_vd (${columns.map(([c]) => s.d.ident(c)).join(', ')})
       SELECT ${columns.map(([c, sql]) => `${sql} AS ${s.d.ident(c)}`).join(',\n        ')}
-      FROM ${relation}`)
+      FROM ${relation}
+      ORDER BY ${EVENT_ORDER}`)
     await between()
   }
   return written
