@@ -452,6 +452,18 @@ describe.each(ENGINES)('dimension tables, on %s', (engine) => {
     })
   })
 
+  describe('in custom SQL', () => {
+    // the columns both engines show alike: ClickHouse shows a boolean as 1/0 and a datetime as its stored epoch ms
+    it('reads a dimension table by name', async () => {
+      const table = { table: 'shop_sql', relations: ['shop_id'], columns: { shop_id: 'string', rank: 'number', open: 'boolean', opened: 'datetime', tags: 'array<string>' } }
+      const rows = [{ shop_id: 's1', rank: 1.5, open: true, opened: '2024-03-01 09:30:15.250', tags: ['a', 'b'] }, { shop_id: 's2', rank: 2, open: false, opened: '2024-03-02', tags: ['c'] }]
+      expect((await create({ ...table, rows })).body).toEqual({ success: 0 })
+      const res = await s.call('POST', '/uba/api/sql/query', { headers: p, body: { sql: 'SELECT shop_id, rank, tags FROM shop_sql ORDER BY shop_id', format: 'json' } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body).toEqual([{ shop_id: 's1', rank: 1.5, tags: ['a', 'b'] }, { shop_id: 's2', rank: 2, tags: ['c'] }])
+    })
+  })
+
   describe('documentation', () => {
     it('documents the six endpoints with their rules in /openapi.json', async () => {
       const doc = (await s.call('GET', '/openapi.json')).body
