@@ -10,13 +10,22 @@ import { CH_TYPES, ident } from './names'
  */
 export const COMMENT_COLUMN = '_uba_comment'
 
-const columnType = (c: TableColumn) => (c.notNull || c.type === 'array<string>' ? CH_TYPES[c.type] : `Nullable(${CH_TYPES[c.type]})`)
+/**
+ * A stored column's type: a datetime is epoch ms of its wall-clock time (Int64), as the executor
+ * stores properties (writes.ts) and `columnOf` reads them; DateTime would keep seconds only, and
+ * appended values (ms) would not fit it.
+ */
+const storedType = (type: TableColumn['type']) => (type === 'datetime' ? 'Int64' : CH_TYPES[type])
+const nullableStored = (type: TableColumn['type']) => (type === 'array<string>' ? storedType(type) : `Nullable(${storedType(type)})`)
+const columnType = (c: TableColumn) => (c.notNull ? storedType(c.type) : nullableStored(c.type))
 
 /** The property type a ClickHouse column type stands for (Nullable and LowCardinality looked through). */
 export function valueTypeOf(engineType: string): ValueType {
   const t = engineType.replace(/^(Nullable|LowCardinality)\((.*)\)$/, '$2').replace(/^(Nullable|LowCardinality)\((.*)\)$/, '$2')
   if (t.startsWith('Array(')) return 'array<string>'
   if (t === 'UInt8') return 'boolean'
+  // the product stores a datetime as Int64 epoch ms (its numbers are Float64; base columns are never asked)
+  if (t === 'Int64') return 'datetime'
   if (t.startsWith('DateTime') || t === 'Date') return 'datetime'
   if (t === 'String' || t.startsWith('FixedString')) return 'string'
   return 'number'
@@ -35,7 +44,7 @@ function upsertByRebuild(name: string, columns: TableColumn[], keys: string[], t
   const next = ident(`${name}__next`)
   const old = ident(`${name}__old`)
   const staged = columns.map((c, i) => ({ id: c.id, col: `_uba_c${i}`, given: `_uba_g${i}`, type: c.type }))
-  const defs = staged.flatMap((c) => [`${c.col} ${c.type === 'array<string>' ? CH_TYPES[c.type] : `Nullable(${CH_TYPES[c.type]})`}`, `${c.given} UInt8`])
+  const defs = staged.flatMap((c) => [`${c.col} ${nullableStored(c.type)}`, `${c.given} UInt8`])
   const keyed = staged.filter((c) => keys.includes(c.id))
   // one key is compared as itself: current versions do not match tuple(x) against a one-column subquery
   const row = (cols: string[]) => (cols.length === 1 ? cols[0] : `(${cols.join(', ')})`)
