@@ -23,11 +23,12 @@ interface Resource<T> {
   drop: () => void
 }
 let projectResource: <T>(empty: T, options?: Record<string, unknown>) => Resource<T>
+let keyedResource: <T>(empty: T) => Resource<T> & { key: Ref<string>; loadFor: (key: string, read: (auth: ProjectAuth) => Promise<T>) => Promise<void> }
 let useSessionStore: () => { useProject: (appKey: string, token: string) => void }
 
 const STORES = '../../src-renderer/src/stores/'
 beforeAll(async () => {
-  ;({ projectResource } = await import(/* @vite-ignore */ `${STORES}projectResource`))
+  ;({ projectResource, keyedResource } = await import(/* @vite-ignore */ `${STORES}projectResource`))
   ;({ useSessionStore } = await import(/* @vite-ignore */ `${STORES}session`))
 })
 beforeEach(() => setActivePinia(createPinia()))
@@ -279,5 +280,27 @@ describe('projectResource', () => {
     calls[1].resolve(2)
     await again
     expect(r.current.value).toBe(2)
+  })
+
+  it('keyedResource: another key forgets the list before, drops its read and says loading; the same key reads again in place', async () => {
+    const r = keyedResource<string[]>([])
+    const { calls, read } = reads<string[]>()
+    const a = r.loadFor('a', read)
+    calls[0].resolve(['a1'])
+    await a
+    const again = r.loadFor('a', read)
+    expect([r.state.value, r.data.value]).toEqual(['ready', ['a1']])
+    calls[1].reject(new Error('busy'))
+    await again
+    expect([r.state.value, r.error.value?.message]).toEqual(['error', 'busy'])
+    const lateA = r.loadFor('a', read)
+    const b = r.loadFor('b', read)
+    expect([r.key.value, r.state.value, r.data.value, r.error.value]).toEqual(['b', 'loading', [], null])
+    calls[2].resolve(['a2'])
+    await lateA
+    expect([r.state.value, r.data.value]).toEqual(['loading', []])
+    calls[3].resolve(['b1'])
+    await b
+    expect([r.key.value, r.state.value, r.data.value]).toEqual(['b', 'ready', ['b1']])
   })
 })

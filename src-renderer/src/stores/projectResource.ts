@@ -118,3 +118,25 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
 
   return { owner, data, current, state, error, load, drop }
 }
+
+export interface KeyedResource<T> extends ProjectResource<T> {
+  /** What the kept answer is for (an event, a table); '' for nothing. */
+  key: Ref<string>
+  /** Reads it for `key`: for another key than the last, what was kept goes, a read still under way is dropped, and it says loading. */
+  loadFor: (key: string, read: (auth: ProjectAuth) => Promise<T>) => Promise<void>
+}
+
+/** A project resource read for one key at a time (an event's properties, a table's fields); the newest read wins. */
+export function keyedResource<T>(empty: T): KeyedResource<T> {
+  const resource = projectResource<T>(empty, { newestWins: true })
+  const key = ref('')
+  function loadFor(next: string, read: (auth: ProjectAuth) => Promise<T>): Promise<void> {
+    if (key.value !== next) {
+      key.value = next
+      resource.drop()
+      resource.state.value = 'loading'
+    }
+    return resource.load(read)
+  }
+  return { ...resource, key, loadFor }
+}
