@@ -20,13 +20,15 @@ interface Resource<T> {
   state: Ref<string>
   error: Ref<Error | null>
   load: (read: (auth: ProjectAuth) => Promise<T>, again?: boolean) => Promise<void>
+  drop: () => void
 }
 let projectResource: <T>(empty: T, options?: Record<string, unknown>) => Resource<T>
+let keyedResource: <T>(empty: T) => Resource<T> & { key: Ref<string>; loadFor: (key: string, read: (auth: ProjectAuth) => Promise<T>) => Promise<void> }
 let useSessionStore: () => { useProject: (appKey: string, token: string) => void }
 
 const STORES = '../../src-renderer/src/stores/'
 beforeAll(async () => {
-  ;({ projectResource } = await import(/* @vite-ignore */ `${STORES}projectResource`))
+  ;({ projectResource, keyedResource } = await import(/* @vite-ignore */ `${STORES}projectResource`))
   ;({ useSessionStore } = await import(/* @vite-ignore */ `${STORES}session`))
 })
 beforeEach(() => setActivePinia(createPinia()))
@@ -192,5 +194,113 @@ describe('projectResource', () => {
     calls[3].resolve('b')
     await b
     expect(done).toEqual(['a', 'down', 'b'])
+  })
+
+  it('newestWins: a later read supersedes one in flight (its answer and error are dropped); a read clears the last error', async () => {
+    const r = projectResource<string>('', { newestWins: true, loadingOn: 'always' })
+    const { calls, read } = reads<string>()
+    const older = r.load(read)
+    const newer = r.load(read)
+    calls[1].resolve('new')
+    calls[0].resolve('old')
+    await Promise.all([older, newer])
+    expect([r.state.value, r.data.value]).toEqual(['ready', 'new'])
+
+    const failing = r.load(read)
+    const next = r.load(read)
+    calls[2].reject(new Error('superseded'))
+    await failing
+    expect([r.state.value, r.error.value]).toEqual(['loading', null])
+    calls[3].reject(new Error('down'))
+    await next
+    expect([r.state.value, r.error.value?.message, r.data.value]).toEqual(['error', 'down', 'new'])
+    // the next read starts without the error of the one before
+    const retry = r.load(read)
+    expect([r.state.value, r.error.value]).toEqual(['loading', null])
+    calls[4].resolve('again')
+    await retry
+    expect([r.state.value, r.data.value]).toEqual(['ready', 'again'])
+  })
+
+  it('without newestWins reads do not supersede each other: the last answer to arrive is kept', async () => {
+    const r = projectResource<string>('')
+    const { calls, read } = reads<string>()
+    const one = r.load(read)
+    const two = r.load(read)
+    calls[1].resolve('two')
+    calls[0].resolve('one')
+    await Promise.all([one, two])
+    expect(r.data.value).toBe('one')
+  })
+
+  it('forgetOnError: a failed read empties what was kept', async () => {
+    const r = projectResource<string>('', { forgetOnError: true })
+    const { calls, read } = reads<string>()
+    const ok = r.load(read)
+    calls[0].resolve('a')
+    await ok
+    const failing = r.load(read)
+    calls[1].reject(new Error('gone'))
+    await failing
+    expect([r.state.value, r.error.value?.message, r.data.value]).toEqual(['error', 'gone', ''])
+  })
+
+  it('drop: forgets the answer and error, and the read in flight (with or without newestWins) is dropped', async () => {
+    const done: string[] = []
+    for (const newestWins of [false, true]) {
+      const r = projectResource<string>('', { newestWins, after: async () => void done.push(r.data.value) })
+      const { calls, read } = reads<string>()
+      const failing = r.load(read)
+      calls[0].reject(new Error('down'))
+      await failing
+      const late = r.load(read)
+      r.drop()
+      expect([r.state.value, r.error.value, r.data.value]).toEqual(['idle', null, ''])
+      calls[1].resolve('late')
+      await late
+      expect([r.state.value, r.data.value]).toEqual(['idle', ''])
+      // a read after the drop is kept as usual
+      const next = r.load(read)
+      calls[2].resolve('next')
+      await next
+      expect([r.state.value, r.data.value]).toEqual(['ready', 'next'])
+    }
+    expect(done).toEqual(['', 'next', '', 'next'])
+  })
+
+  it('drop ends a shared read: the next load reads anew', async () => {
+    const r = projectResource<number>(0, { shared: true })
+    const { calls, read } = reads<number>()
+    const first = r.load(read)
+    calls[0].resolve(1)
+    await first
+    r.drop()
+    const again = r.load(read)
+    expect(calls.length).toBe(2)
+    calls[1].resolve(2)
+    await again
+    expect(r.current.value).toBe(2)
+  })
+
+  it('keyedResource: another key forgets the list before, drops its read and says loading; the same key reads again in place', async () => {
+    const r = keyedResource<string[]>([])
+    const { calls, read } = reads<string[]>()
+    const a = r.loadFor('a', read)
+    calls[0].resolve(['a1'])
+    await a
+    const again = r.loadFor('a', read)
+    expect([r.state.value, r.data.value]).toEqual(['ready', ['a1']])
+    calls[1].reject(new Error('busy'))
+    await again
+    expect([r.state.value, r.error.value?.message]).toEqual(['error', 'busy'])
+    const lateA = r.loadFor('a', read)
+    const b = r.loadFor('b', read)
+    expect([r.key.value, r.state.value, r.data.value, r.error.value]).toEqual(['b', 'loading', [], null])
+    calls[2].resolve(['a2'])
+    await lateA
+    expect([r.state.value, r.data.value]).toEqual(['loading', []])
+    calls[3].resolve(['b1'])
+    await b
+    expect([r.key.value, r.state.value, r.data.value]).toEqual(['b', 'ready', ['b1']])
   })
 })

@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia'
-import { ref, shallowRef, watch } from 'vue'
+import { computed, ref, shallowRef, watch } from 'vue'
 import { cellUsers, exportCellUsers, saveCellCohort, type CellQuery, type CellUser, type SavedCellCohort } from '../api/cellUsers'
 import { readStream } from '../api/http'
 import type { AnalysisRequests } from '../api/analysis'
@@ -7,9 +7,17 @@ import type { CellTarget } from '../models/charts/cellTarget'
 import { noteMine } from '../models/cohorts/creator'
 import { downloadBlob, fileName } from '../download'
 import { useMetaStore } from './meta'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 export const CELL_PAGE_SIZE = 50
+
+/** A page of the users and how many there are in all. */
+interface CellPage {
+  count: number | null
+  users: CellUser[]
+  page: number
+}
 
 /**
  * The users behind one cell of any analysis's table or chart, read from
@@ -24,15 +32,14 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
   /** The analysis request the answer on screen was computed from. */
   const body = shallowRef<AnalysisRequests[keyof AnalysisRequests] | null>(null)
   const choice = ref(0)
-  const phase = ref<'idle' | 'loading' | 'ready' | 'error'>('idle')
-  const count = ref<number | null>(null)
-  const users = shallowRef<CellUser[]>([])
-  const page = ref(1)
-  const error = shallowRef<Error | null>(null)
+  const answer = projectResource<CellPage>({ count: null, users: [], page: 1 }, { newestWins: true, loadingOn: 'always' })
+  const { state: phase, error } = answer
+  const count = computed(() => answer.data.value.count)
+  const users = computed(() => answer.data.value.users)
+  const page = computed(() => answer.data.value.page)
   const saved = shallowRef<SavedCellCohort | null>(null)
   const saving = ref(false)
   const exporting = ref(false)
-  let generation = 0
 
   function query(): CellQuery | null {
     const t = target.value
@@ -40,24 +47,13 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
     return t && body.value && cell ? { kind: t.kind, body: body.value, cell } : null
   }
 
-  async function load(n: number): Promise<void> {
+  function load(n: number): Promise<void> {
     const q = query()
-    if (!q) return
-    const own = ++generation
-    phase.value = 'loading'
-    error.value = null
-    try {
-      const answer = await cellUsers(session.projectAuth, q, n, CELL_PAGE_SIZE)
-      if (own !== generation) return
-      count.value = answer.count
-      users.value = answer.users
-      page.value = n
-      phase.value = 'ready'
-    } catch (err) {
-      if (own !== generation) return
-      error.value = err as Error
-      phase.value = 'error'
-    }
+    if (!q) return Promise.resolve()
+    return answer.load(async (auth) => {
+      const { count, users } = await cellUsers(auth, q, n, CELL_PAGE_SIZE)
+      return { count, users, page: n }
+    })
   }
 
   function open(t: CellTarget, request: AnalysisRequests[keyof AnalysisRequests]): void {
@@ -65,8 +61,7 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
     body.value = request
     choice.value = 0
     saved.value = null
-    count.value = null
-    users.value = []
+    answer.data.value = { count: null, users: [], page: page.value }
     void load(1)
   }
 
@@ -110,14 +105,10 @@ export const useCellUsersStore = defineStore('cellUsers', () => {
   }
 
   function close(): void {
-    generation++
+    answer.drop()
     target.value = null
     body.value = null
-    phase.value = 'idle'
-    count.value = null
-    users.value = []
     saved.value = null
-    error.value = null
   }
 
   // another project: the cell was about the one before

@@ -6,9 +6,8 @@ import {
 import type { UploadProgress } from '../api/upload'
 import type { DataType } from '../api/schema'
 import { useImportJobsStore } from './importJobs'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
-
-type PreviewState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** How a tabular file's columns become a record: the user, the event and the time, then properties. */
 export interface MappingDraft {
@@ -50,15 +49,15 @@ export const useImportStore = defineStore('import', () => {
   const onError = ref<'skip' | 'abort'>('skip')
   const dedupe = ref(false)
 
-  const preview = shallowRef<ImportPreview | null>(null)
-  const previewState = ref<PreviewState>('idle')
-  const previewError = ref<Error | null>(null)
+  const previewRead = projectResource<ImportPreview | null>(null, { newestWins: true, loadingOn: 'always', after: async () => adoptPreviewGuess() })
+  const { data: preview, state: previewState, error: previewError } = previewRead
   const upload = ref<UploadProgress | null>(null)
   const starting = ref(false)
   const startError = ref<Error | null>(null)
 
   let part: Promise<ImportSource> | null = null
-  let seq = 0
+  /** The newest preview asks the server to propose the mapping. */
+  let guessing = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let uploadAbort: AbortController | null = null
 
@@ -98,30 +97,23 @@ export const useImportStore = defineStore('import', () => {
     })
   }
 
-  async function runPreview(guess: boolean): Promise<void> {
+  /** A newer preview, another file (a reset) or another project makes an answer stale. */
+  function runPreview(guess: boolean): Promise<void> {
     const chosen = file.value
-    if (!chosen) return
-    const auth = session.projectAuth
-    const mine = ++seq
-    previewState.value = 'loading'
-    previewError.value = null
-    try {
+    if (!chosen) return Promise.resolve()
+    guessing = guess
+    return previewRead.load(async (auth) => {
       part ??= chosen instanceof File ? previewPart(chosen) : Promise.resolve(chosen)
       const options = {
         kind: kind.value, sheet: sheet.value || undefined, delimiter: delimiter.value || undefined, decimal: tabularText() ? decimal.value : undefined,
         format: formatOfName(chosen.name) ?? undefined, mapping: guess ? {} : requestMapping(),
       }
-      const result = await previewImport(auth, await part, options)
-      // a newer preview, another file or another project makes this answer stale
-      if (mine !== seq || chosen !== file.value || auth.appKey !== session.appKey) return
-      if (guess) adoptGuess(result.mapping)
-      preview.value = result
-      previewState.value = 'ready'
-    } catch (err) {
-      if (mine !== seq || chosen !== file.value) return
-      previewError.value = err as Error
-      previewState.value = 'error'
-    }
+      return previewImport(auth, await part, options)
+    })
+  }
+
+  function adoptPreviewGuess(): void {
+    if (guessing && previewState.value === 'ready') adoptGuess(preview.value?.mapping ?? null)
   }
 
   /** Previews again after the user stops changing the mapping for a moment. */
@@ -201,7 +193,7 @@ export const useImportStore = defineStore('import', () => {
 
   function reset(): void {
     clearTimeout(timer)
-    seq++
+    previewRead.drop()
     part = null
     file.value = null
     kind.value = 'events'
@@ -209,9 +201,6 @@ export const useImportStore = defineStore('import', () => {
     delimiter.value = ''
     decimal.value = '.'
     Object.assign(mapping, emptyMapping())
-    preview.value = null
-    previewState.value = 'idle'
-    previewError.value = null
     startError.value = null
   }
 

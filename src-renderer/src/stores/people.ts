@@ -2,10 +2,9 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef, watch } from 'vue'
 import { exportSequence, getSequence, getUser, type ExportFormat, type SequenceRow, type UserDetail, type UserRef } from '../api/people'
 import { runQuery } from '../api/sql'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'
-
-type LoadState = 'idle' | 'loading' | 'ready' | 'error'
 
 /** Events fetched per step of "load more". */
 export const PAGE_SIZE = 100
@@ -58,15 +57,14 @@ export const usePeopleStore = defineStore('people', () => {
   const owner = ref('')
   const user = shallowRef<UserRef | null>(null)
 
-  const profile = shallowRef<UserDetail | null>(null)
-  const profileState = ref<LoadState>('idle')
-  const profileError = ref<Error | null>(null)
+  // a failed read of the profile shows no profile: an older one would look like this user's
+  const profileRead = projectResource<UserDetail | null>(null, { newestWins: true, loadingOn: 'always', forgetOnError: true, after: async () => rememberShown() })
+  const { data: profile, state: profileState, error: profileError } = profileRead
 
   const filter = shallowRef<SequenceFilter>({ from: '', to: '', events: [] })
   const limit = ref(PAGE_SIZE)
-  const rows = shallowRef<SequenceRow[]>([])
-  const sequenceState = ref<LoadState>('idle')
-  const sequenceError = ref<Error | null>(null)
+  const sequence = projectResource<SequenceRow[]>([], { newestWins: true, loadingOn: 'always' })
+  const { data: rows, state: sequenceState, error: sequenceError } = sequence
   /** Fewer rows than asked for came back: the range holds no more. */
   const complete = computed(() => sequenceState.value === 'ready' && rows.value.length < limit.value)
   const canLoadMore = computed(() => sequenceState.value === 'ready' && !complete.value && limit.value < MAX_LIMIT)
@@ -75,8 +73,6 @@ export const usePeopleStore = defineStore('people', () => {
   const recent = ref<string[]>([])
   const active = shallowRef<ActiveUser[]>([])
 
-  let profileTicket = 0
-  let sequenceTicket = 0
   let shownProperties: string[] | undefined
 
   /**
@@ -101,56 +97,31 @@ export const usePeopleStore = defineStore('people', () => {
   }
 
   function close(): void {
-    profileTicket++
-    sequenceTicket++
+    profileRead.drop()
+    sequence.drop()
     cancelExport()
     user.value = null
-    profile.value = null
-    rows.value = []
-    profileState.value = 'idle'
-    sequenceState.value = 'idle'
     download.value = null
   }
 
-  async function loadProfile(): Promise<void> {
+  function loadProfile(): Promise<void> {
     const who = user.value
-    if (!who) return
-    const auth = session.projectAuth
-    const ticket = ++profileTicket
-    profileState.value = 'loading'
-    profileError.value = null
-    try {
-      const detail = await getUser(auth, who, shownProperties)
-      if (ticket !== profileTicket) return
-      profile.value = detail
-      profileState.value = 'ready'
-      remember(auth.appKey, String(detail.xwho ?? ('xwho' in who ? who.xwho : '')))
-    } catch (err) {
-      if (ticket !== profileTicket) return
-      profile.value = null
-      profileError.value = err as Error
-      profileState.value = 'error'
-    }
+    if (!who) return Promise.resolve()
+    return profileRead.load((auth) => getUser(auth, who, shownProperties))
   }
 
-  async function loadSequence(): Promise<void> {
+  /** The user whose profile just arrived goes first in the recent list. */
+  function rememberShown(): void {
+    const detail = profile.value
     const who = user.value
-    if (!who) return
-    const auth = session.projectAuth
-    const ticket = ++sequenceTicket
+    if (profileState.value === 'ready' && detail && who) remember(profileRead.owner.value, String(detail.xwho ?? ('xwho' in who ? who.xwho : '')))
+  }
+
+  function loadSequence(): Promise<void> {
+    const who = user.value
+    if (!who) return Promise.resolve()
     const { from, to, events } = filter.value
-    sequenceState.value = 'loading'
-    sequenceError.value = null
-    try {
-      const result = await getSequence(auth, who, { fromDate: from, toDate: to, limit: limit.value, ...(events.length ? { events } : {}) })
-      if (ticket !== sequenceTicket) return
-      rows.value = result.rows
-      sequenceState.value = 'ready'
-    } catch (err) {
-      if (ticket !== sequenceTicket) return
-      sequenceError.value = err as Error
-      sequenceState.value = 'error'
-    }
+    return sequence.load(async (auth) => (await getSequence(auth, who, { fromDate: from, toDate: to, limit: limit.value, ...(events.length ? { events } : {}) })).rows)
   }
 
   function setFilter(next: SequenceFilter): void {
@@ -213,8 +184,6 @@ export const usePeopleStore = defineStore('people', () => {
       if (before === undefined || next === before) return
       close()
       owner.value = next
-      profileError.value = null
-      sequenceError.value = null
       filter.value = { from: '', to: '', events: [] }
       active.value = []
       recent.value = readRecent(next)

@@ -3,6 +3,7 @@ import { computed, ref } from 'vue'
 import { createProject, getProject, listProjects, switchStream, type NewProject, type Project, type ProjectDetail, type StreamState } from '../api/platform'
 import { getOverview, type ProjectOverview } from '../api/project'
 import type { PlatformAuth } from '../api/http'
+import { projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 type LoadState = 'idle' | 'loading' | 'ready' | 'error'
@@ -36,9 +37,9 @@ export const useProjectStore = defineStore('project', () => {
   const listError = ref<Error | null>(null)
   const current = computed(() => projects.value.find((p) => p.appKey === session.appKey) ?? null)
 
-  const overview = ref<ProjectOverview | null>(null)
-  const overviewState = ref<LoadState>('idle')
-  const overviewError = ref<Error | null>(null)
+  // a failed read shows no overview: the numbers before would look current
+  const overviewRead = projectResource<ProjectOverview | null>(null, { newestWins: true, loadingOn: 'always', forgetOnError: true })
+  const { data: overview, state: overviewState, error: overviewError } = overviewRead
 
   /** Keeps the chosen project if it still exists, else takes the first one. */
   function settle(list: Project[]): void {
@@ -79,24 +80,11 @@ export const useProjectStore = defineStore('project', () => {
     if (project) session.useProject(project.appKey, project.normalToken)
   }
 
-  async function loadOverview(): Promise<void> {
-    const auth = session.projectAuth
-    if (!auth.appKey) return
-    overviewState.value = 'loading'
-    overviewError.value = null
-    if (overview.value?.appKey !== auth.appKey) overview.value = null
-    try {
-      const result = await getOverview(auth)
-      // a slow answer for a project the user has since switched away from is dropped
-      if (auth.appKey !== session.appKey) return
-      overview.value = result
-      overviewState.value = 'ready'
-    } catch (err) {
-      if (auth.appKey !== session.appKey) return
-      overview.value = null
-      overviewError.value = err as Error
-      overviewState.value = 'error'
-    }
+  function loadOverview(): Promise<void> {
+    const appKey = session.appKey
+    // another project's overview is not shown while this one's is read
+    if (appKey && overview.value?.appKey !== appKey) overview.value = null
+    return overviewRead.load(getOverview)
   }
 
   /** Records a stream state read from the server in the list and the overview, which both show it. */

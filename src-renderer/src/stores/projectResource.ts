@@ -24,6 +24,13 @@ export interface ProjectResourceOptions {
   keepOnRefreshError?: boolean
   /** Runs after an answer or error was kept, before the load is done (a shared load waits for it too). */
   after?: () => Promise<void>
+  /**
+   * Each read replaces the one before: a read still in flight is superseded (its answer or error
+   * is dropped), and the last error goes as the new read starts.
+   */
+  newestWins?: boolean
+  /** A failed read forgets the answer kept before it (`data` is `empty` again). */
+  forgetOnError?: boolean
 }
 
 export interface ProjectResource<T> {
@@ -36,6 +43,8 @@ export interface ProjectResource<T> {
   error: Ref<Error | null>
   /** Reads it again with `read` (nothing without a project). */
   load: (read: (auth: ProjectAuth) => Promise<T>, again?: boolean) => Promise<void>
+  /** Forgets it: a read in flight is superseded, `data` is `empty`, `state` idle and `error` null. */
+  drop: () => void
 }
 
 /**
@@ -54,6 +63,8 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
   const current = computed<T>(() => (owner.value === session.appKey ? data.value : empty))
   // the last read when `shared`, and the project it is for
   let last: { appKey: string; run: Promise<void> } | null = null
+  // counts the reads that supersede (`newestWins`) and the drops
+  let newest = 0
 
   // an answer is kept while its project is still the one it was read for
   const stale = (auth: ProjectAuth) => (options.switchOn === 'read' ? owner.value !== auth.appKey : auth.appKey !== session.appKey)
@@ -73,17 +84,22 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
     const loadingOn = options.loadingOn ?? 'switch'
     if (switching || loadingOn === 'always' || (loadingOn === 'unlessShown' && !shown)) state.value = 'loading'
     if (switching) options.onSwitch?.()
+    const ticket = options.newestWins ? ++newest : newest
+    if (options.newestWins) error.value = null
+    // a drop (and with `newestWins` a later read) makes this one's answer stale too
+    const dropped = () => ticket !== newest || stale(auth)
     const run = (async () => {
       try {
         const next = await read(auth)
-        if (stale(auth)) return
+        if (dropped()) return
         data.value = next
         owner.value = auth.appKey
         state.value = 'ready'
         error.value = null
       } catch (err) {
-        if (stale(auth)) return
+        if (dropped()) return
         error.value = err as Error
+        if (options.forgetOnError) data.value = empty
         if (!(options.keepOnRefreshError && shown)) state.value = 'error'
       }
       await options.after?.()
@@ -92,5 +108,35 @@ export function projectResource<T>(empty: T, options: ProjectResourceOptions = {
     return run
   }
 
-  return { owner, data, current, state, error, load }
+  function drop(): void {
+    newest++
+    last = null
+    data.value = empty
+    state.value = 'idle'
+    error.value = null
+  }
+
+  return { owner, data, current, state, error, load, drop }
+}
+
+export interface KeyedResource<T> extends ProjectResource<T> {
+  /** What the kept answer is for (an event, a table); '' for nothing. */
+  key: Ref<string>
+  /** Reads it for `key`: for another key than the last, what was kept goes, a read still under way is dropped, and it says loading. */
+  loadFor: (key: string, read: (auth: ProjectAuth) => Promise<T>) => Promise<void>
+}
+
+/** A project resource read for one key at a time (an event's properties, a table's fields); the newest read wins. */
+export function keyedResource<T>(empty: T): KeyedResource<T> {
+  const resource = projectResource<T>(empty, { newestWins: true })
+  const key = ref('')
+  function loadFor(next: string, read: (auth: ProjectAuth) => Promise<T>): Promise<void> {
+    if (key.value !== next) {
+      key.value = next
+      resource.drop()
+      resource.state.value = 'loading'
+    }
+    return resource.load(read)
+  }
+  return { ...resource, key, loadFor }
 }

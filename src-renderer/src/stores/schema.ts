@@ -1,11 +1,11 @@
 import { defineStore } from 'pinia'
-import { computed, ref, shallowRef } from 'vue'
+import { computed } from 'vue'
 import {
   createVirtualEvent, declareEvent, declareUserProperty, listEventProperties, listEvents, listMetaEventProperties, listMetaEvents,
   listMetaUserProperties, listUserProperties, updateEvent, updateEventProperty, updateUserProperty, updateVirtualEvent,
   type MetaEvent, type MetaProperty, type PlanChanges, type PlanEvent, type PlanEventProperty, type PlanUserProperty, type VirtualEventInput,
 } from '../api/schema'
-import { projectResource, type LoadState } from './projectResource'
+import { keyedResource, projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 /** What the plan lists: the events, the user properties and the virtual events. */
@@ -29,10 +29,8 @@ export const useSchemaStore = defineStore('schema', () => {
   const session = useSessionStore()
 
   /** The properties of one event at a time (the one being looked at). */
-  const propertiesEvent = ref('')
-  const eventProperties = shallowRef<PlanEventProperty[]>([])
-  const propertiesState = ref<LoadState>('idle')
-  const propertiesError = ref<Error | null>(null)
+  const properties = keyedResource<PlanEventProperty[]>([])
+  const { key: propertiesEvent, data: eventProperties, state: propertiesState, error: propertiesError } = properties
 
   const plan = projectResource<Plan>(
     { events: [], userProperties: [], virtualEvents: [] },
@@ -61,24 +59,8 @@ export const useSchemaStore = defineStore('schema', () => {
     })
   }
 
-  async function loadEventProperties(eventId: string): Promise<void> {
-    const auth = session.projectAuth
-    if (propertiesEvent.value !== eventId) {
-      propertiesEvent.value = eventId
-      eventProperties.value = []
-      propertiesState.value = 'loading'
-    }
-    propertiesError.value = null
-    try {
-      const list = await listEventProperties(auth, eventId)
-      if (propertiesEvent.value !== eventId || auth.appKey !== session.appKey) return
-      eventProperties.value = list
-      propertiesState.value = 'ready'
-    } catch (err) {
-      if (propertiesEvent.value !== eventId) return
-      propertiesError.value = err as Error
-      propertiesState.value = 'error'
-    }
+  function loadEventProperties(eventId: string): Promise<void> {
+    return properties.loadFor(eventId, (auth) => listEventProperties(auth, eventId))
   }
 
   /** Saves an event's name and remark; `intoPlan` puts an event outside the plan into it. */
