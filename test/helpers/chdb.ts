@@ -101,7 +101,47 @@ const TABLES = ['event_vd', 'profile_vd', 'user_ids', 'user_aliases']
 export interface CurrentVersion {
   /** An analysis request (`/uba/api/<analysis>/analyze`): every statement it sent 18.16 runs on chDB, and the last answers alike (and not empty). */
   expectSame(analysis: string, body: unknown): Promise<void>
+  /**
+   * Any request (e.g. POST /uba/api/<analysis>/users, which has no explain=true): the statements
+   * it sent the ClickHouse project are captured on their way out, then run again in order on 18.16
+   * (in a session of their own) and on chDB, and each statement's answers compared. Resolves to the
+   * request's answer and the statements.
+   */
+  expectSameStatements(method: string, path: string, body: unknown): Promise<{ body: any; statements: string[] }>
 }
+
+/** What the app itself asks of any connection, not of the request: left out of the replay. */
+const HOUSEKEEPING = /^\s*(?:USE |SELECT timezone\(\)|KILL QUERY )/i
+
+/**
+ * The SQL the app sends to the ClickHouse database `database` at `url` while `work` runs, in the
+ * order sent. The client posts each statement as the request body (warehouse/clickhouse/client.ts);
+ * bulk inserts stream their rows and put the statement in the URL: those are taken as
+ * `INSERT ... FORMAT TabSeparated` without rows, and refused here (a request replayed without its
+ * rows would not be the same request).
+ */
+async function captureStatements(url: string, database: string, work: () => Promise<void>): Promise<string[]> {
+  const original = globalThis.fetch
+  const statements: string[] = []
+  const streamed: string[] = []
+  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const target = new URL(String(input instanceof Request ? input.url : input))
+    if (target.origin === url && target.searchParams.get('database') === database) {
+      if (typeof init?.body !== 'string') streamed.push(String(target.searchParams.get('query')))
+      else if (!HOUSEKEEPING.test(init.body)) statements.push(init.body)
+    }
+    return original(input, init)
+  }) as typeof fetch
+  try {
+    await work()
+  } finally {
+    globalThis.fetch = original
+  }
+  if (streamed.length) throw new Error(`captureStatements: streamed statements cannot be replayed: ${streamed.join('; ')}`)
+  return statements
+}
+
+const READS = /^\s*(?:SELECT|WITH|SHOW|DESCRIBE|EXISTS)\b/i
 
 /**
  * For the enclosing describe block, after `useTwins`: a chDB session holding a copy of the
@@ -123,6 +163,46 @@ export function useCurrentVersion(twins: TwinsHost): CurrentVersion {
       const { old, current } = await onBothVersions(twins, opened(), `/uba/api/${analysis}/analyze`, body)
       expect(old.length).toBeGreaterThan(0)
       expect(canonical(current)).toEqual(canonical(old))
+    },
+    async expectSameStatements(method, path, body) {
+      const database = `uba_${twins.house.appKey}`
+      let answer: { status: number; body: any } | undefined
+      const statements = await captureStatements(twins.clickhouse.url, database, async () => {
+        answer = await twins.server.call(method, path, { headers: twins.house, body })
+      })
+      if (answer!.status !== 200) throw new Error(`${path}: ${answer!.status} ${JSON.stringify(answer!.body)}`)
+      expect(statements.length).toBeGreaterThan(0)
+      const session = `chdb-replay-${Math.random().toString(36).slice(2)}`
+      const old = async (sql: string): Promise<unknown[][]> => {
+        const search = new URLSearchParams({ database, session_id: session, default_format: 'JSONCompact', output_format_json_quote_64bit_integers: '0' })
+        const res = await fetch(`${twins.clickhouse.url}/?${search}`, { method: 'POST', body: sql })
+        const text = await res.text()
+        if (!res.ok) throw new Error(`18.16 refused the replay: ${text}\n${sql}`)
+        return text ? JSON.parse(text).data : []
+      }
+      const chdb = opened()
+      // a session's database is the one it USEs (as the app's sessions do)
+      await old(`USE ${database}`)
+      try {
+        for (const sql of statements) {
+          const before = await old(sql)
+          let now: unknown[][]
+          try {
+            now = READS.test(sql) ? chdb.rows(sql) : (chdb.query(sql), [])
+          } catch (e) {
+            throw new Error(`current ClickHouse refused: ${(e as Error).message}\n${sql}`)
+          }
+          // DESCRIBE's columns after name and type differ between versions (26.x adds codec and TTL): the app reads those two
+          const compared = (rows: unknown[][]) => canonical(/^\s*DESCRIBE\b/i.test(sql) ? rows.map((r) => r.slice(0, 2)) : rows)
+          expect(compared(now), sql).toEqual(compared(before))
+        }
+      } finally {
+        for (const sql of statements) {
+          const temporary = /^\s*CREATE TEMPORARY TABLE (?:IF NOT EXISTS )?(\S+)/i.exec(sql)
+          if (temporary) chdb.query(`DROP TEMPORARY TABLE IF EXISTS ${temporary[1]}`)
+        }
+      }
+      return { body: answer!.body, statements }
     },
   }
 }

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { addColumns } from '../../src-main/domain/schema/columns'
 import { emptyReported, recordReported } from '../../src-main/domain/schema/plan'
 import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
-import { startTestServer, type TestServer } from '../helpers/server'
+import type { TestServer } from '../helpers/server'
 
 const at = Date.parse('2024-01-02T10:00:00Z')
 const rec = (xwho: string, xwhat: string, xcontext: Record<string, unknown>, i: number) => JSON.stringify({ xwho, xwhat, xwhen: at + i * 60_000, xcontext })
@@ -145,58 +145,52 @@ describe.each(ENGINES)('GET /uba/api/meta/propertyValues, on %s', (engine) => {
     expect(op.parameters.map((x: any) => x.name)).toEqual(['expression', 'search', 'limit'])
     expect(Object.keys(op.responses)).toEqual(['200', '400', '401', '503'])
   })
-})
 
-// DuckDB only: its rows are written with DuckDB's SQL (range(), TIMESTAMPTZ) and the sample is DuckDB's block sampling
-describe('GET /uba/api/meta/propertyValues on a large table', () => {
-  let s: TestServer
-  beforeAll(async () => {
-    s = await startTestServer()
-  })
-  afterAll(() => s.stop())
-
-  /** Events i = 1..300,000: every 5,000th is rare (60: platform B on every 15,000th, 20, else A, 40); the rest common (Web on every 3rd, else iOS). */
-  let q: { appKey: string; token: string }
-  beforeAll(async () => {
-    q = await newProject(s, 'pvbig', 'UTC')
-    await s.app.ctx.warehouse.withConnection(q.appKey, 'UTC', async (conn) => {
-      await addColumns(conn, 'event_vd', [{ id: 'platform', dataType: 'string' }])
-      await conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds, platform)
-        SELECT i % 1000, 'u' || (i % 1000), CASE WHEN i % 5000 = 0 THEN 'rare' ELSE 'common' END, TIMESTAMPTZ '2024-01-01 00:00:00+00', 20240101,
-               CASE WHEN i % 5000 = 0 THEN (CASE WHEN i % 15000 = 0 THEN 'B' ELSE 'A' END) WHEN i % 3 = 0 THEN 'Web' ELSE 'iOS' END
-        FROM range(1, 300001) r(i) ORDER BY i % 1000`)
+  // DuckDB only: its rows are written with DuckDB's SQL (range(), TIMESTAMPTZ) and the sample is DuckDB's block sampling
+  if (engine === 'duckdb') describe('GET /uba/api/meta/propertyValues on a large table', () => {
+    /** Events i = 1..300,000: every 5,000th is rare (60: platform B on every 15,000th, 20, else A, 40); the rest common (Web on every 3rd, else iOS). */
+    let q: { appKey: string; token: string }
+    beforeAll(async () => {
+      q = await newProject(s, 'pvbig', 'UTC')
+      await s.app.ctx.warehouse.withConnection(q.appKey, 'UTC', async (conn) => {
+        await addColumns(conn, 'event_vd', [{ id: 'platform', dataType: 'string' }])
+        await conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds, platform)
+          SELECT i % 1000, 'u' || (i % 1000), CASE WHEN i % 5000 = 0 THEN 'rare' ELSE 'common' END, TIMESTAMPTZ '2024-01-01 00:00:00+00', 20240101,
+                 CASE WHEN i % 5000 = 0 THEN (CASE WHEN i % 15000 = 0 THEN 'B' ELSE 'A' END) WHEN i % 3 = 0 THEN 'Web' ELSE 'iOS' END
+          FROM range(1, 300001) r(i) ORDER BY i % 1000`)
+      })
+      const reported = emptyReported()
+      for (const e of ['common', 'rare']) reported.events.set(e, { properties: new Set(['platform']), platforms: new Set() })
+      reported.eventProperties.set('platform', 'string')
+      recordReported(s.app.ctx.meta, q.appKey, reported)
     })
-    const reported = emptyReported()
-    for (const e of ['common', 'rare']) reported.events.set(e, { properties: new Set(['platform']), platforms: new Set() })
-    reported.eventProperties.set('platform', 'string')
-    recordReported(s.app.ctx.meta, q.appKey, reported)
-  })
 
-  const big = (expression: string) => s.call('GET', `/uba/api/meta/propertyValues?expression=${encodeURIComponent(expression)}`, { headers: q })
+    const big = (expression: string) => s.call('GET', `/uba/api/meta/propertyValues?expression=${encodeURIComponent(expression)}`, { headers: q })
 
-  it('reads a sample of about 100,000 rows and says so', async () => {
-    const res = await big('event.common.platform')
-    expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ sampled: true, fraction: 100_000 / 300_000, nulls: 0 })
-    expect(res.body.values.map((v: any) => v.value)).toEqual(['iOS', 'Web'])
-    // system sampling takes whole blocks: about a third of the rows, two thirds of them iOS
-    expect(res.body.rows).toBeGreaterThan(50_000)
-    expect(res.body.rows).toBeLessThan(200_000)
-    expect(res.body.values[0].count + res.body.values[1].count).toBe(res.body.rows)
-    expect(res.body.values[0].count / res.body.rows).toBeGreaterThan(0.6)
-  })
+    it('reads a sample of about 100,000 rows and says so', async () => {
+      const res = await big('event.common.platform')
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ sampled: true, fraction: 100_000 / 300_000, nulls: 0 })
+      expect(res.body.values.map((v: any) => v.value)).toEqual(['iOS', 'Web'])
+      // system sampling takes whole blocks: about a third of the rows, two thirds of them iOS
+      expect(res.body.rows).toBeGreaterThan(50_000)
+      expect(res.body.rows).toBeLessThan(200_000)
+      expect(res.body.values[0].count + res.body.values[1].count).toBe(res.body.rows)
+      expect(res.body.values[0].count / res.body.rows).toBeGreaterThan(0.6)
+    })
 
-  it('reads a scope too rare for the sample again, up to the whole table: exact counts', async () => {
-    // 60 rare events: about 20 in the first sample, under 1,000: the next read (ten times larger) is the whole table
-    const res = await big('event.rare.platform')
-    expect(res.body).toMatchObject({ sampled: false, fraction: 1, rows: 60, nulls: 0, values: [{ value: 'A', count: 40 }, { value: 'B', count: 20 }] })
-  })
+    it('reads a scope too rare for the sample again, up to the whole table: exact counts', async () => {
+      // 60 rare events: about 20 in the first sample, under 1,000: the next read (ten times larger) is the whole table
+      const res = await big('event.rare.platform')
+      expect(res.body).toMatchObject({ sampled: false, fraction: 1, rows: 60, nulls: 0, values: [{ value: 'A', count: 40 }, { value: 'B', count: 20 }] })
+    })
 
-  it('a search that matches nothing still reads only the sample, and counts the rows it read', async () => {
-    const res = await s.call('GET', `/uba/api/meta/propertyValues?expression=event.common.platform&search=nothing-like-this`, { headers: q })
-    expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ sampled: true, fraction: 100_000 / 300_000, values: [], more: false, nulls: 0 })
-    expect(res.body.rows).toBeGreaterThan(50_000)
-    expect(res.body.rows).toBeLessThan(200_000)
+    it('a search that matches nothing still reads only the sample, and counts the rows it read', async () => {
+      const res = await s.call('GET', `/uba/api/meta/propertyValues?expression=event.common.platform&search=nothing-like-this`, { headers: q })
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ sampled: true, fraction: 100_000 / 300_000, values: [], more: false, nulls: 0 })
+      expect(res.body.rows).toBeGreaterThan(50_000)
+      expect(res.body.rows).toBeLessThan(200_000)
+    })
   })
 })
