@@ -89,10 +89,10 @@ export async function dropOwnStaleLock(exec: Exec, database: string, folder: str
   return true
 }
 
-/** What the error of a wait that timed out says about the lock. */
-export function lockedBy(holder: LockHolder | null, database: string): string {
+/** What the error of a wait that timed out says about the lock (`outcome`: what the work did not do). */
+export function lockedBy(holder: LockHolder | null, database: string, outcome = 'nothing was imported'): string {
   const who = holder ? `the UBA Desk of data folder ${holder.folder} (process ${holder.pid} on ${holder.host}) since ${new Date(holder.since).toISOString()}` : 'an earlier version of UBA Desk'
-  return `the ClickHouse database ${database} is locked by ${who} (a UBA Desk that stopped while loading?); nothing was imported. If that app is not loading now, drop the lock on the server (DROP TABLE ${database}.${DATABASE_LOCK}) and try again`
+  return `the ClickHouse database ${database} is locked by ${who} (a UBA Desk that stopped while loading?); ${outcome}. If that app is not loading now, drop the lock on the server (DROP TABLE ${database}.${DATABASE_LOCK}) and try again`
 }
 
 /**

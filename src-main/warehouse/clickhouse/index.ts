@@ -159,9 +159,9 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     }
   }
 
-  async session(_appKey: string, timeZone: string): Promise<ClickHouseWarehouse> {
+  async session(appKey: string, timeZone: string): Promise<ClickHouseWarehouse> {
     if (this.#closed) throw engineUnavailable('the server is shutting down')
-    const warehouse = new ClickHouseWarehouse(this.#client, this.#host, timeZone)
+    const warehouse = new ClickHouseWarehouse(this.#client, this.#host, timeZone, appKey)
     this.#open.add(warehouse)
     return warehouse
   }

@@ -13,6 +13,7 @@ import { clickhouseDialect } from './dialect'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
 import { withDatabaseLock, type LockHolder } from './commitLock'
+import { claimTable, dropOwnTable } from './owners'
 import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, IF_NOT_EXISTS, INSERT, tsvLine, unquote } from './writes'
 
 /** What a warehouse needs from its host: the project's database and its one write lock. */
@@ -80,6 +81,8 @@ export class ClickHouseWarehouse implements WarehouseSession {
     private readonly host: WarehouseHost,
     /** The project's zone: 18.16 has no session zone, so the dialect names it in the SQL. */
     readonly timeZone: string,
+    /** The project's appKey in this data folder (named in the claims of its tables). */
+    readonly project = '',
   ) {
     this.dialect = clickhouseDialect(timeZone)
   }
@@ -283,6 +286,19 @@ export class ClickHouseWarehouse implements WarehouseSession {
     } finally {
       this.#staging = null
     }
+  }
+
+  /**
+   * Marks `table` (a cohort's or tag's, named from this app's numbering) this data folder's on a
+   * database other apps may share, or refuses with a 503 naming the folder that has it (./owners).
+   */
+  claimTable(table: string): Promise<void> {
+    return claimTable(this.#exec, this.host.database, this.host.folder, this.project, table)
+  }
+
+  /** Drops `table` unless another data folder has claimed it (./owners). */
+  dropOwnTable(table: string): Promise<void> {
+    return dropOwnTable(this.#exec, this.host.database, this.host.folder, table)
   }
 
   /** Runs `work` while this connection holds the database's commit lock (./commitLock): `busy(holder)` when it is not had in `waitMs`. */
