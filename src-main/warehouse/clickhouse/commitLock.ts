@@ -30,21 +30,25 @@ export interface LockHolder {
   host: string
   /** Random per process: a later process given the same pid is still another run. */
   run: string
+  /** Random per taking: tells this process's lock from one it failed to take (its answer lost). */
+  take: string
   /** Epoch ms the lock was taken. */
   since: number
 }
 
 /** This process's run id. */
 const RUN = randomBytes(4).toString('hex')
+/** The takings (`take`) of the locks this process holds now, or is taking. */
+const held = new Set<string>()
 
 /** This process as a holder of the lock for `folder`, taken now. */
 export function holderNow(folder: string): LockHolder {
-  return { folder, pid: process.pid, host: hostname().replace(/[^A-Za-z0-9._-]/g, '_'), run: RUN, since: Date.now() }
+  return { folder, pid: process.pid, host: hostname().replace(/[^A-Za-z0-9._-]/g, '_'), run: RUN, take: randomBytes(4).toString('hex'), since: Date.now() }
 }
 
 /** The holder as the column's DEFAULT keeps it: `key=value;…`, no quote or backslash to escape. */
 function encode(h: LockHolder): string {
-  return `folder=${h.folder.replace(/[^A-Za-z0-9]/g, '')};pid=${h.pid};host=${h.host};run=${h.run};since=${h.since}`
+  return `folder=${h.folder.replace(/[^A-Za-z0-9]/g, '')};pid=${h.pid};host=${h.host};run=${h.run};take=${h.take};since=${h.since}`
 }
 
 /** The holder from the column's default_expression (`'folder=…;…'`); null when it is not one (another version's lock). */
@@ -54,7 +58,7 @@ export function decodeHolder(expression: string): LockHolder | null {
   const since = Number(fields.get('since'))
   const [folder, host, run] = ['folder', 'host', 'run'].map((k) => fields.get(k))
   if (!folder || !host || !run || !Number.isInteger(pid) || !Number.isFinite(since)) return null
-  return { folder, pid, host, run, since }
+  return { folder, pid, host, run, take: fields.get('take') ?? '', since }
 }
 
 /** The lock's holder now: undefined when there is no lock, null when it names none (made by an earlier version). */
@@ -75,18 +79,31 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Whether `holder` is certainly gone: this folder's, on this host, an earlier run whose process is not alive (a pid taken again by this process counts as gone). */
+/**
+ * Whether `holder` is certainly gone: this folder's, on this host, and either an earlier run whose
+ * process is not alive (a pid taken again by this process counts as gone), or this process's own
+ * taking that it does not hold (the CREATE's answer was lost, e.g. the connection was cut).
+ */
 export function ownCrashLeftover(holder: LockHolder | null | undefined, folder: string): boolean {
   if (!holder) return false
   const me = holderNow(folder)
-  return holder.folder === folder && holder.host === me.host && holder.run !== me.run && (holder.pid === process.pid || !alive(holder.pid))
+  if (holder.folder !== folder || holder.host !== me.host) return false
+  if (holder.run === RUN) return !held.has(holder.take)
+  return holder.pid === process.pid || !alive(holder.pid)
 }
 
+/** One look-and-drop at a time in this process: only this folder's process drops its own stale lock, so nothing can replace it between the look and the DROP. */
+let dropping: Promise<unknown> = Promise.resolve()
+
 /** Drops the lock when it is this folder's crash leftover (see `ownCrashLeftover`); true when it did. */
-export async function dropOwnStaleLock(exec: Exec, database: string, folder: string): Promise<boolean> {
-  if (!ownCrashLeftover(await lockHolder(exec, database), folder)) return false
-  await exec.command(`DROP TABLE IF EXISTS ${quoteName(DATABASE_LOCK)}`)
-  return true
+export function dropOwnStaleLock(exec: Exec, database: string, folder: string): Promise<boolean> {
+  const done = dropping.then(async () => {
+    if (!ownCrashLeftover(await lockHolder(exec, database), folder)) return false
+    await exec.command(`DROP TABLE IF EXISTS ${quoteName(DATABASE_LOCK)}`)
+    return true
+  })
+  dropping = done.catch(() => undefined)
+  return done
 }
 
 /** What the error of a wait that timed out says about the lock (`outcome`: what the work did not do). */
@@ -103,11 +120,15 @@ export async function withDatabaseLock<T>(exec: Exec, database: string, folder: 
   const lock = quoteName(DATABASE_LOCK)
   const until = Date.now() + waitMs
   let checked = false
+  const me = holderNow(folder)
   for (;;) {
+    held.add(me.take)
     try {
-      await exec.command(`CREATE TABLE ${lock} (holder String DEFAULT ${quoteString(encode(holderNow(folder)))}) ENGINE = Memory`)
+      await exec.command(`CREATE TABLE ${lock} (holder String DEFAULT ${quoteString(encode({ ...me, since: Date.now() }))}) ENGINE = Memory`)
       break
     } catch (e) {
+      // not held: if the table was made after all (its answer lost), the next taking drops it
+      held.delete(me.take)
       if (!(e instanceof ClickHouseError && e.code === 57)) throw e
       // looked at once per wait: this folder's own crash leftover goes at once
       if (!checked && (await dropOwnStaleLock(exec, database, folder))) continue
@@ -125,5 +146,7 @@ export async function withDatabaseLock<T>(exec: Exec, database: string, folder: 
     return await work()
   } finally {
     await exec.command(`DROP TABLE IF EXISTS ${lock}`).catch(() => undefined)
+    // a DROP that failed leaves this taking's table: no longer held, so the next taking drops it
+    held.delete(me.take)
   }
 }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import { AppError } from '../../errors'
 import { quoteName } from './bound'
 import { lockedBy, withDatabaseLock } from './commitLock'
+import { ClickHouseError } from './errors'
 import { quoteString } from './literal'
 import type { Exec } from './staging'
 
@@ -53,7 +54,16 @@ function locked<T>(exec: Exec, database: string, folder: string, work: () => Pro
 }
 
 /** Marks `table` this folder's (project `project`), or throws a 503 naming the folder that has it. */
-export function claimTable(exec: Exec, database: string, folder: string, project: string, table: string): Promise<void> {
+export async function claimTable(exec: Exec, database: string, folder: string, project: string, table: string): Promise<void> {
+  // already this folder's (only its owner releases a claim): no lock needed; no owners table yet (60): claimed below
+  const mine = await ownerOf(exec, table).then(
+    (owner) => owner?.folder === folder,
+    (e: unknown) => {
+      if (e instanceof ClickHouseError && e.code === 60) return false
+      throw e
+    },
+  )
+  if (mine) return
   return locked(exec, database, folder, async () => {
     const owner = await ownerOf(exec, table)
     if (owner?.folder === folder) return
