@@ -4,7 +4,7 @@ import { Background } from './domain/background'
 import type { DomainContext } from './domain/context'
 import { ensurePlatform } from './domain/platform/bootstrap'
 import { projectCredentials, resumeUnfinishedProjects } from './domain/platform/projects'
-import { getSetting, platformToken } from './domain/platform/settings'
+import { folderId, getSetting, platformToken } from './domain/platform/settings'
 import { resumeStreams } from './domain/platform/stream'
 import { preparePlansAtStartup } from './domain/schema/plan'
 import { clearLitter, settleInterruptedJobs, settleInterruptedUploads } from './domain/ingest/recover'
@@ -64,13 +64,13 @@ export interface AppOptions {
  */
 export type AppContext = Omit<DomainContext, 'warehouse'> & { warehouse: Warehouses<DuckDBWarehouse> & WarehouseRouter<DuckDBWarehouse> }
 
-/** The ClickHouse engine projects may be stored on: the executor (`ClickHouseWarehouses`) and its dialect. */
-const clickhouseEngine: RemoteEngine = {
-  open: (options) => new ClickHouseWarehouses(options),
+/** The ClickHouse engine projects of the data folder `folder` (its id) may be stored on: the executor (`ClickHouseWarehouses`) and its dialect. */
+const clickhouseEngine = (folder: string): RemoteEngine => ({
+  open: (options) => new ClickHouseWarehouses({ ...options, folder }),
   dialect: clickhouseDialect,
   // a load runs on a local DuckDB and ships its result (warehouse/loading)
   loading: (local, remote) => LoadingWarehouse.open(local, remote as ClickHouseWarehouse),
-}
+})
 
 export interface RunningApp {
   url: string
@@ -106,7 +106,7 @@ export function openContext(options: Pick<AppOptions, 'dataDir' | 'threads' | 'm
     embedded,
     embeddedDialect: duckdbDialect,
     choiceOf: (appKey) => warehouseChoiceOf(meta, appKey),
-    clickhouse: clickhouseEngine,
+    clickhouse: clickhouseEngine(folderId(meta)),
     scratch: (appKey, timeZone, work) => embedded.withScratch(appKey, timeZone, work),
   })
   // one object: its connections are DuckDB's on embedded projects (see AppContext)

@@ -70,6 +70,14 @@ export interface Warehouse {
    * writes are staged and dropped, and each query (not the whole work) reads one consistent state.
    */
   snapshot<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * On a database other UBA Desks may share (ClickHouse): marks a table of this app's own naming
+   * (a cohort's, a tag's) this data folder's, or refuses (503) naming the folder that has it.
+   * Absent: the database is this folder's alone.
+   */
+  claimTable?(table: string): Promise<void>
+  /** As `claimTable`: drops the table unless another data folder has it (then it stays). Absent: DROP TABLE IF EXISTS. */
+  dropOwnTable?(table: string): Promise<void>
   /** Adds property columns a table does not have yet (the schema grows as data is reported). */
   addColumns(table: string, columns: readonly { id: string; dataType: ColumnType }[]): Promise<void>
   /**

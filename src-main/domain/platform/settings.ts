@@ -1,4 +1,5 @@
 import type { MetaDb } from '../../store/meta'
+import { randomBytes } from 'node:crypto'
 import { newToken } from './secrets'
 
 /** Settings kept in the metadata database, with their defaults. */
@@ -27,7 +28,7 @@ const DEFAULTS = {
 } as const
 
 /** `import.roots`: the folders imports by path may read, a JSON list (default: see ingest/importRoots.ts). */
-export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken' | 'import.roots'
+export type SettingKey = keyof typeof DEFAULTS | 'platform.xtoken' | 'platform.folderId' | 'import.roots'
 
 export function getSetting(meta: MetaDb, key: SettingKey): string | undefined {
   const row = meta.prepare('SELECT value FROM settings WHERE key = ?').get(key) as
@@ -56,4 +57,17 @@ export function platformToken(meta: MetaDb): string {
     setSetting(meta, 'platform.xtoken', token)
   }
   return token
+}
+
+/**
+ * The data folder's own id (8 hex digits, made on first use): what this folder's leftovers and locks
+ * carry in a ClickHouse database other UBA Desks may share (docs/clickhouse.md, "Two apps, one database").
+ */
+export function folderId(meta: MetaDb): string {
+  let id = getSetting(meta, 'platform.folderId')
+  if (!id) {
+    id = randomBytes(4).toString('hex')
+    setSetting(meta, 'platform.folderId', id)
+  }
+  return id
 }

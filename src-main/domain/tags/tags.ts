@@ -113,7 +113,9 @@ async function dropTag(ctx: DomainContext, scope: ProjectScope, row: TagRow): Pr
   await withWriteLock(ctx, scope.appKey, async () => {
     ctx.meta.prepare('DELETE FROM tags WHERE id = ?').run(row.id)
     await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-      await conn.run(`DROP TABLE IF EXISTS ${tagTable(row.code)}`)
+      // on a shared ClickHouse database, another data folder's table of this name stays
+      if (conn.dropOwnTable) await conn.dropOwnTable(tagTable(row.code))
+      else await conn.run(`DROP TABLE IF EXISTS ${tagTable(row.code)}`)
     })
   })
 }

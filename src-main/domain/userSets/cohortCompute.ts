@@ -119,6 +119,8 @@ export function resumeCohorts(ctx: DomainContext, now: number = currentTime()): 
 /** Drops a cohort's members table (inside the caller's write lock). */
 export async function dropMembers(ctx: DomainContext, scope: ProjectScope, code: string): Promise<void> {
   await ctx.warehouse.withConnection(scope.appKey, scope.timeZone, async (conn) => {
-    await conn.run(`DROP TABLE IF EXISTS ${membersTable(code)}`)
+    // on a shared ClickHouse database, another data folder's table of this name stays
+    if (conn.dropOwnTable) await conn.dropOwnTable(membersTable(code))
+    else await conn.run(`DROP TABLE IF EXISTS ${membersTable(code)}`)
   })
 }

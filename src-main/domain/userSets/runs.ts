@@ -76,6 +76,8 @@ export async function materialiseRun<Row extends ComputedRow, Out>(ctx: DomainCo
         const table = kind.warehouseTable(row.code)
         const clash = dimensionNameClash(ctx.meta, appKey, table)
         if (clash) throw new AppError(400, 400, clash)
+        // a database other apps share (ClickHouse): the table must not be another data folder's
+        await conn.claimTable?.(table)
         const p = dialectOf(ctx, scope).params()
         let matched: number | undefined
         let select: string

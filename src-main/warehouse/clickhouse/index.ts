@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError, engineUnavailable } from '../../errors'
@@ -19,6 +20,11 @@ export interface ClickHouseWarehouseOptions {
   database: string
   user?: string
   password?: string
+  /**
+   * The data folder's id (8 hex digits, settings `platform.folderId`): its staging tables and commit
+   * lock carry it, and its start-up drops only its own leftovers. Absent (tests): one per host.
+   */
+  folder?: string
   /** The local folder files to import are placed in (DuckDB stays the file reader); a temporary one by default. */
   stagingDir?: string
 }
@@ -62,6 +68,8 @@ export const BASE_TABLES = [
 export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
   readonly database: string
   readonly url: string
+  /** The data folder's id (see the options). */
+  readonly folder: string
   readonly #client: ClickHouseClient
   readonly #server: ClickHouseClient
   readonly #stagingDir: string
@@ -80,8 +88,10 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     this.#server = new ClickHouseClient({ url, user, password })
     this.url = this.#client.url
     this.database = database
+    this.folder = options.folder ?? randomBytes(4).toString('hex')
+    if (!/^[0-9a-f]{8}$/.test(this.folder)) throw new Error(`not a data folder id: ${this.folder}`)
     this.#stagingDir = options.stagingDir ?? join(tmpdir(), 'uba-desk-clickhouse', database)
-    this.#host = { database, exclusive: (work) => this.#exclusive(work), closed: (warehouse) => this.#open.delete(warehouse), gone: () => this.#gone() }
+    this.#host = { database, folder: this.folder, exclusive: (work) => this.#exclusive(work), closed: (warehouse) => this.#open.delete(warehouse), gone: () => this.#gone() }
   }
 
   /**
@@ -126,7 +136,7 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
       return
     }
     this.#missing = false
-    await dropLeftovers({ command: (sql) => this.#client.command(sql), rows: async (sql) => (await this.#client.query(sql)).rows }, this.database)
+    await dropLeftovers({ command: (sql) => this.#client.command(sql), rows: async (sql) => (await this.#client.query(sql)).rows }, this.database, this.folder)
   }
 
   /** At the project's creation: creates the database and the base tables when absent, and drops what a crashed write left; safe to call again. */
@@ -135,7 +145,7 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
       await this.#server.command(`CREATE DATABASE IF NOT EXISTS ${identifier(this.database)}`)
       for (const ddl of BASE_TABLES) await this.#client.command(ddl)
       this.#missing = false
-      await dropLeftovers({ command: (sql) => this.#client.command(sql), rows: async (sql) => (await this.#client.query(sql)).rows }, this.database)
+      await dropLeftovers({ command: (sql) => this.#client.command(sql), rows: async (sql) => (await this.#client.query(sql)).rows }, this.database, this.folder)
     })().finally(() => (this.#creating = undefined))
     return this.#creating
   }
@@ -149,9 +159,9 @@ export class ClickHouseWarehouses implements Warehouses<ClickHouseWarehouse> {
     }
   }
 
-  async session(_appKey: string, timeZone: string): Promise<ClickHouseWarehouse> {
+  async session(appKey: string, timeZone: string): Promise<ClickHouseWarehouse> {
     if (this.#closed) throw engineUnavailable('the server is shutting down')
-    const warehouse = new ClickHouseWarehouse(this.#client, this.#host, timeZone)
+    const warehouse = new ClickHouseWarehouse(this.#client, this.#host, timeZone, appKey)
     this.#open.add(warehouse)
     return warehouse
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { quoteString } from './literal'
 import { quoteName } from './bound'
+import { dropOwnStaleLock } from './commitLock'
 
 /**
  * What a transaction means on ClickHouse, which has none: rows written inside it to a table that
@@ -22,9 +23,12 @@ export interface Exec {
 }
 
 export const LEFTOVER_PREFIX = '_uba_'
+/** What the staging names its tables (`_uba_<kind>_<folder>_<random>_<table>`). */
+const KINDS = ['stage', 'repl', 'next', 'old']
 
-function fresh(kind: string, table: string): string {
-  return `${LEFTOVER_PREFIX}${kind}_${randomBytes(6).toString('hex')}_${table}`.slice(0, 200)
+/** A new table name of this kind for `table`, carrying the data folder's id: see `dropLeftovers`. */
+function fresh(kind: string, folder: string, table: string): string {
+  return `${LEFTOVER_PREFIX}${kind}_${folder}_${randomBytes(6).toString('hex')}_${table}`.slice(0, 200)
 }
 
 /** The writes of one transaction or snapshot. */
@@ -41,6 +45,8 @@ export class Staging {
   constructor(
     private readonly exec: Exec,
     private readonly database: string,
+    /** The data folder's id (8 hex digits), in every name this staging makes. */
+    private readonly folder: string,
   ) {}
 
   private async engineOf(table: string): Promise<string | null> {
@@ -73,7 +79,7 @@ export class Staging {
    */
   async replacement(table: string, ids: string[]): Promise<string> {
     if (this.replacements.has(table)) throw new Error(`the partitions of ${table} are already being replaced in this transaction`)
-    const stage = fresh('repl', table)
+    const stage = fresh('repl', this.folder, table)
     await this.exec.command(`CREATE TABLE ${quoteName(stage)} AS ${quoteName(table)}`)
     this.replacements.set(table, { stage, ids: new Set(ids) })
     return stage
@@ -87,7 +93,7 @@ export class Staging {
   private async stageOf(table: string): Promise<string> {
     if (this.owns(table)) return table
     if (this.created.has(table) || !/MergeTree$/.test((await this.engineOf(table)) ?? '')) return table
-    const stage = fresh('stage', table)
+    const stage = fresh('stage', this.folder, table)
     await this.exec.command(`CREATE TABLE ${quoteName(stage)} AS ${quoteName(table)}`)
     this.stages.set(table, stage)
     return stage
@@ -151,8 +157,8 @@ export class Staging {
     const copies: { table: string; copy: string; old: string }[] = []
     try {
       for (const table of tables) {
-        const copy = fresh('next', table)
-        copies.push({ table, copy, old: fresh('old', table) })
+        const copy = fresh('next', this.folder, table)
+        copies.push({ table, copy, old: fresh('old', this.folder, table) })
         await this.exec.command(`CREATE TABLE ${quoteName(copy)} AS ${quoteName(table)}`)
         const replacing = this.replacements.get(table)
         for (const id of live.get(table)!) if (!replacing?.ids.has(id)) await this.exec.command(`ALTER TABLE ${quoteName(copy)} REPLACE PARTITION ID ${quoteString(id)} FROM ${quoteName(table)}`)
@@ -187,9 +193,19 @@ export class Staging {
   }
 }
 
-/** Drops staging, copy and old tables a crash left in the database. */
-export async function dropLeftovers(exec: Exec, database: string): Promise<number> {
-  const rows = await exec.rows(`SELECT name FROM system.tables WHERE database = ${quoteString(database)} AND startsWith(name, ${quoteString(LEFTOVER_PREFIX)})`)
+/**
+ * Drops the staging, copy and old tables a crash of this data folder left in the database, and
+ * its own stale commit lock (./commitLock). Other apps' tables (another folder id) are left alone:
+ * they may be loading now. Names from before folder ids (`_uba_<kind>_<12 hex>_…`, no id) were
+ * made by an earlier version, whose own start-up drops every `_uba_` table: every UBA Desk on a
+ * shared database must be this version or later, so such a name is a crash leftover and goes too.
+ */
+export async function dropLeftovers(exec: Exec, database: string, folder: string): Promise<number> {
+  await dropOwnStaleLock(exec, database, folder)
+  const kinds = KINDS.join('|')
+  const mine = `^${LEFTOVER_PREFIX}(${kinds})_${folder}_[0-9a-f]{12}_`
+  const legacy = `^${LEFTOVER_PREFIX}(${kinds})_[0-9a-f]{12}_`
+  const rows = await exec.rows(`SELECT name FROM system.tables WHERE database = ${quoteString(database)} AND (match(name, ${quoteString(mine)}) OR match(name, ${quoteString(legacy)}))`)
   for (const [name] of rows) await exec.command(`DROP TABLE IF EXISTS ${quoteName(String(name))}`)
   return rows.length
 }

@@ -12,11 +12,15 @@ import type { Dialect } from '../dialect'
 import { clickhouseDialect } from './dialect'
 import { scanChunks } from './rowBinary'
 import { Staging, type Exec } from './staging'
+import { withDatabaseLock, type LockHolder } from './commitLock'
+import { claimTable, dropOwnTable } from './owners'
 import { COLUMN_TYPES, CREATE_TABLE, CREATE_TEMPORARY, IF_NOT_EXISTS, INSERT, tsvLine, unquote } from './writes'
 
 /** What a warehouse needs from its host: the project's database and its one write lock. */
 export interface WarehouseHost {
   readonly database: string
+  /** The data folder's id: its staging tables and commit lock carry it (other apps may share the database). */
+  readonly folder: string
   /** Runs `work` while no other write of this host is moved into place or changes a table's columns. */
   exclusive<T>(work: () => Promise<T>): Promise<T>
   /** Called once when the warehouse is closed. */
@@ -38,9 +42,6 @@ function databaseMissing(e: ClickHouseError, database: string): boolean {
 export function partitionIdOf(table: string): string {
   return table === 'event_vd' ? 'toString(intDiv(ds, 100))' : "'all'"
 }
-
-/** The table whose existence is the database's commit lock (see `withDatabaseLock`); a leftover of a crash like the staging tables. */
-export const DATABASE_LOCK = '_uba_commit_lock'
 
 /** Rows per chunk of `stream`, as DuckDB's. */
 const STREAM_ROWS = 2048
@@ -80,6 +81,8 @@ export class ClickHouseWarehouse implements WarehouseSession {
     private readonly host: WarehouseHost,
     /** The project's zone: 18.16 has no session zone, so the dialect names it in the SQL. */
     readonly timeZone: string,
+    /** The project's appKey in this data folder (named in the claims of its tables). */
+    readonly project = '',
   ) {
     this.dialect = clickhouseDialect(timeZone)
   }
@@ -152,7 +155,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
    */
   async #write<T>(write: (staging: Staging) => Promise<T>): Promise<T> {
     if (this.#staging) return write(this.#staging)
-    const staging = new Staging(this.#exec, this.host.database)
+    const staging = new Staging(this.#exec, this.host.database, this.host.folder)
     try {
       const out = await write(staging)
       await this.host.exclusive(() => staging.commit())
@@ -286,29 +289,21 @@ export class ClickHouseWarehouse implements WarehouseSession {
   }
 
   /**
-   * Runs `work` while this connection holds the database's commit lock, shared by every UBA Desk
-   * writing this database (each app's own write lock covers only its own writes): a table made by
-   * CREATE TABLE, which one creator at a time wins (error 57 for the others). A holder is waited
-   * for up to `waitMs`, then `busy()` is thrown. A crash leaves the table: it starts with `_uba_`,
-   * so the next start-up drops it with the other leftovers.
+   * Marks `table` (a cohort's or tag's, named from this app's numbering) this data folder's on a
+   * database other apps may share, or refuses with a 503 naming the folder that has it (./owners).
    */
-  async withDatabaseLock<T>(work: () => Promise<T>, busy: () => Error, waitMs = 10_000): Promise<T> {
-    const lock = quoteName(DATABASE_LOCK)
-    const until = Date.now() + waitMs
-    for (;;) {
-      try {
-        await this.#exec.command(`CREATE TABLE ${lock} (holder String) ENGINE = Memory`)
-        break
-      } catch (e) {
-        if (!(e instanceof ClickHouseError && e.code === 57) || Date.now() > until) throw e instanceof ClickHouseError && e.code === 57 ? busy() : e
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    }
-    try {
-      return await work()
-    } finally {
-      await this.#exec.command(`DROP TABLE IF EXISTS ${lock}`).catch(() => undefined)
-    }
+  claimTable(table: string): Promise<void> {
+    return claimTable(this.#exec, this.host.database, this.host.folder, this.project, table)
+  }
+
+  /** Drops `table` unless another data folder has claimed it (./owners). */
+  dropOwnTable(table: string): Promise<void> {
+    return dropOwnTable(this.#exec, this.host.database, this.host.folder, table)
+  }
+
+  /** Runs `work` while this connection holds the database's commit lock (./commitLock): `busy(holder)` when it is not had in `waitMs`. */
+  withDatabaseLock<T>(work: () => Promise<T>, busy: (holder: LockHolder | null) => Error, waitMs = 10_000): Promise<T> {
+    return withDatabaseLock(this.#exec, this.host.database, this.host.folder, work, busy, waitMs)
   }
 
   async snapshot<T>(work: () => Promise<T>): Promise<T> {
@@ -339,7 +334,7 @@ export class ClickHouseWarehouse implements WarehouseSession {
 
   #begin(): Staging {
     if (this.#staging) throw new Error('a transaction is already open on this connection')
-    this.#staging = new Staging(this.#exec, this.host.database)
+    this.#staging = new Staging(this.#exec, this.host.database, this.host.folder)
     return this.#staging
   }
 

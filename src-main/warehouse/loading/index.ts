@@ -5,6 +5,7 @@ import { anotherAppLoaded, copyStoredRows, highestStoredId, prepareLocal } from 
 import { ship } from './ship'
 import { testPause } from '../../testPause'
 import { AppError } from '../../errors'
+import { lockedBy } from '../clickhouse/commitLock'
 
 /**
  * The warehouse a load of a ClickHouse project runs on ("load locally, ship the result";
@@ -76,7 +77,7 @@ export class LoadingWarehouse implements Warehouse {
         // a later transaction of this load numbers after the users this one stored (read locally: the rows are committed, nothing may fail now)
         const [[mine]] = await this.local.rows('SELECT coalesce(max(distinct_id), 0) FROM user_ids').catch(() => [[this.highest]])
         if (BigInt(mine as bigint) > this.highest) this.highest = BigInt(mine as bigint)
-      }, () => anotherAppLoaded(this.remote.database)),
+      }, (holder) => new AppError(503, 503, lockedBy(holder, this.remote.database))),
     )
   }
 
