@@ -182,7 +182,7 @@ export async function normalizeRecords(conn: Warehouse, known: KnownTypes, lenie
 function normSql(d: Dialect, event: Read[], user: Read[], unset: [string, string[]][], keysBroken: boolean, localDate: (xwhen: string) => string, lenient: boolean): string {
   const props = [...event, ...user]
   const fields = [...new Set([...props.flatMap((p) => p.keys), ...unset.flatMap(([, keys]) => keys), '$debug', '$platform'])]
-  const field = (k: string) => d.recordMember('t', 'xcontext', k)
+  const field = (k: string) => d.recordMember('t', 'xcontext', fields.indexOf(k) + 1)
   const top = (name: string) => d.asJsonText(d.recordField('t', name))
   const texts = props.map((p, i) => `, ${d.asJsonText(p.keys.length === 1 ? field(p.keys[0]) : `COALESCE(${p.keys.map(field).join(', ')})`)} AS ${textCol(i)}`)
   const flags = unset.map(([id, keys]) => `, (${keys.map((k) => `${field(k)} IS NOT NULL`).join(' OR ')}) AS ${unsetCol(id)}`)

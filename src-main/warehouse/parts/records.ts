@@ -52,8 +52,12 @@ export interface RecordsPart {
   parseRecord(line: string, top: string[], member: string, keys: string[]): string
   /** A top-level member of a parsed record (JSON; see `asJsonText`). */
   recordField(parsed: string, name: string): string
-  /** A key of the object member of a parsed record (JSON; NULL when absent). */
-  recordMember(parsed: string, member: string, key: string): string
+  /**
+   * The `at`-th of the `keys` parseRecord was given (from 1), in the object member of a parsed
+   * record (JSON; NULL when absent). By place, not name: keys that differ only in case ("NAME",
+   * "name") are distinct members of the record.
+   */
+  recordMember(parsed: string, member: string, at: number): string
   /** A JSON value as its JSON text. */
   asJsonText(json: string): string
 }

@@ -32,6 +32,7 @@ export const records: RecordsPart = {
     return `try(from_json(${line}, ${literal(shape)}))`
   },
   recordField: (parsed, name) => `${parsed}.${name}`,
-  recordMember: (parsed, member, key) => `${parsed}.${member}."${key}"`,
+  // a struct's fields are found by name case-insensitively: "name" would read the "NAME" field
+  recordMember: (parsed, member, at) => `struct_extract_at(${parsed}.${member}, ${at})`,
   asJsonText: (json) => `CAST(${json} AS VARCHAR)`,
 }
