@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowReactive, watch } from 'vue'
-import { type AnalysisKind, type AnalysisResponses } from '../api/analysis'
+import type { AnalysisKind, AnalysisResponses } from '../api/analysis'
 import { analyzeFollowed } from '../api/analysisRuns'
 import { ApiError } from '../api/http'
 import type { ChartState } from '../models/charts/chartState'
