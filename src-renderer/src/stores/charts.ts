@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowReactive, watch } from 'vue'
-import { analyze, type AnalysisKind, type AnalysisResponses } from '../api/analysis'
-import { cancelRun, followRun } from '../api/analysisRuns'
+import type { AnalysisKind, AnalysisResponses } from '../api/analysis'
+import { analyzeFollowed } from '../api/analysisRuns'
 import { ApiError } from '../api/http'
 import type { ChartState } from '../models/charts/chartState'
 import { defaultDefinitions, type Definitions, type RangeDraft } from '../models/charts/definitions'
@@ -9,6 +9,7 @@ import { resolveRange, today } from '../models/charts/dates'
 import { filterText } from '../models/charts/filterText'
 import { buildRequest } from '../models/charts/requests'
 import { eventsWithNamedProperties, labelsFor, type Names, type ResultLabels } from '../models/charts/resultLabels'
+import { cancellableRun } from './cancellableRun'
 import { ANY_EVENT, useMetaStore } from './meta'
 import { useProjectStore } from './project'
 import { useSessionStore } from './session'
@@ -48,9 +49,9 @@ export const useChartsStore = defineStore('charts', () => {
 
   const results = shallowReactive<Partial<Record<AnalysisKind, ChartResult>>>({})
   const errors = shallowReactive<Partial<Record<AnalysisKind, { key: string; error: Error }>>>({})
-  const running = ref<string | null>(null)
-  /** How far the running analysis is, in percent (the server's progress route); null while it cannot tell. */
-  const progress = ref<number | null>(null)
+  // the analysis under way (by its key), and how far it is in percent (the server's progress route)
+  const runs = cancellableRun<string>()
+  const { running, progress } = runs
 
   const timeZone = computed(() => projects.overview?.timeZone ?? projects.current?.timeZone)
   const built = computed(() => buildRequest(kind.value, defs, { range: resolveRange(range, timeZone.value), crowd: crowd.value }))
@@ -78,7 +79,6 @@ export const useChartsStore = defineStore('charts', () => {
     return [global, ...own].filter(Boolean).join(' · ')
   }
 
-  let controller: AbortController | null = null
   let timer: ReturnType<typeof setTimeout> | undefined
 
   async function run(options: { fresh?: boolean } = {}): Promise<void> {
@@ -95,7 +95,7 @@ export const useChartsStore = defineStore('charts', () => {
     await Promise.all(eventsWithNamedProperties(runKind, defs).map((id) => meta.propertiesOf(id).catch(() => [])))
     if (key.value !== runKey) return
     // two callers (the view opening, the token arriving) may ask for the same query at once: one run serves both
-    if (!options.fresh && running.value === runKey && controller && !controller.signal.aborted) return
+    if (!options.fresh && runs.live(runKey)) return
     const body = current.body as { fromDate?: string; toDate?: string }
     const labels = {
       ...labelsFor(runKind, defs, names),
@@ -105,45 +105,27 @@ export const useChartsStore = defineStore('charts', () => {
       crowd: crowd.value === '$ALL' ? 'All users' : (meta.crowds.find((c) => c.code === crowd.value)?.name ?? crowd.value),
       filters: filtersOf(runKind),
     }
-    controller?.abort()
-    const own = new AbortController()
-    controller = own
-    running.value = runKey
     delete errors[runKind]
-    // the run is named, so that its progress can be read and, when it is dropped, the server stops it too
-    const runId = crypto.randomUUID()
-    const following = new AbortController()
-    own.signal.addEventListener('abort', () => void cancelRun(auth, runId).catch(() => undefined), { once: true })
-    progress.value = null
-    void followRun(auth, runId, (line) => {
-      if (controller === own && line.state === 'running') progress.value = line.progress !== undefined && line.progress >= 0 ? line.progress : null
-    }, AbortSignal.any([own.signal, following.signal]))
-    try {
-      const sent = options.fresh ? { ...current.body, useCache: false } : current.body
-      const response = await analyze(auth, runKind, sent, { explain: true, signal: own.signal, runId })
-      if (auth.appKey !== session.appKey) return
-      results[runKind] = { key: runKey, kind: runKind, response, labels } as ChartResult
-    } catch (err) {
-      if (own.signal.aborted) return
-      errors[runKind] = { key: runKey, error: err as Error }
-      // the numbers of an earlier query would look like this one's: they go with the failure
-      delete results[runKind]
-      // a refused crowd is a cohort deleted elsewhere: the picker must stop offering it
-      if (err instanceof ApiError && err.status === 400 && Array.isArray(err.data) && err.data.some((p) => String(p).startsWith('crowds'))) void meta.loadCrowds()
-    } finally {
-      following.abort()
-      if (controller === own) {
-        controller = null
-        running.value = null
-      }
-    }
+    const sent = options.fresh ? { ...current.body, useCache: false } : current.body
+    await runs.start(runKey, (signal, report) => analyzeFollowed(auth, runKind, sent, signal, report), {
+      answer: (response) => {
+        if (auth.appKey === session.appKey) results[runKind] = { key: runKey, kind: runKind, response, labels } as ChartResult
+      },
+      failed: (err) => {
+        errors[runKind] = { key: runKey, error: err }
+        // the numbers of an earlier query would look like this one's: they go with the failure
+        delete results[runKind]
+        // a refused crowd is a cohort deleted elsewhere: the picker must stop offering it
+        if (err instanceof ApiError && err.status === 400 && Array.isArray(err.data) && err.data.some((p) => String(p).startsWith('crowds'))) void meta.loadCrowds()
+      },
+    })
   }
 
   /** Stops the running analysis, here and on the server; the chart says so until it runs again. */
   function cancel(): void {
     const runKey = running.value
-    if (!controller || !runKey) return
-    controller.abort()
+    if (runKey === null) return
+    runs.cancel()
     errors[kind.value] = { key: runKey, error: new Error('You cancelled this computation. Press Try again to run it again.') }
   }
 
@@ -156,7 +138,7 @@ export const useChartsStore = defineStore('charts', () => {
 
   /** Starts afresh: the builder's defaults, no results (a new project, or "New chart"). */
   function reset(): void {
-    controller?.abort()
+    runs.cancel()
     clearTimeout(timer)
     Object.assign(defs, defaultDefinitions())
     for (const k of Object.keys(results) as AnalysisKind[]) delete results[k]

@@ -1,10 +1,10 @@
 import { defineStore } from 'pinia'
-import { ref, shallowRef } from 'vue'
+import { ref } from 'vue'
 import {
   clearDimensionTable, createDimensionTable, dimensionFields, dropDimensionTable, listDimensionTables, updateDimensionTable, ROWS_PER_REQUEST,
   type DimensionField, type DimensionRow, type DimensionTable, type NewDimensionTable,
 } from '../api/dimensions'
-import { projectResource, type LoadState } from './projectResource'
+import { keyedResource, projectResource } from './projectResource'
 import { useSessionStore } from './session'
 
 /** Bytes of JSON per request: under the server's 10 MB body limit with room for the envelope. */
@@ -33,10 +33,8 @@ export function batches(rows: DimensionRow[]): DimensionRow[][] {
 export const useDimensionStore = defineStore('dimensions', () => {
   const session = useSessionStore()
 
-  const fieldsTable = ref('')
-  const fields = shallowRef<DimensionField[]>([])
-  const fieldsState = ref<LoadState>('idle')
-  const fieldsError = ref<Error | null>(null)
+  // the fields of one table at a time: another table's read still under way is dropped
+  const { key: fieldsTable, data: fields, state: fieldsState, error: fieldsError, loadFor } = keyedResource<DimensionField[]>([])
 
   /** Rows sent so far while a table is created from a file. */
   const sent = ref<{ rows: number; total: number } | null>(null)
@@ -49,24 +47,8 @@ export const useDimensionStore = defineStore('dimensions', () => {
     return read(listDimensionTables)
   }
 
-  async function loadFields(table: string): Promise<void> {
-    const auth = session.projectAuth
-    if (fieldsTable.value !== table) {
-      fieldsTable.value = table
-      fields.value = []
-      fieldsState.value = 'loading'
-    }
-    fieldsError.value = null
-    try {
-      const result = await dimensionFields(auth, table)
-      if (fieldsTable.value !== table) return
-      fields.value = result
-      fieldsState.value = 'ready'
-    } catch (err) {
-      if (fieldsTable.value !== table) return
-      fieldsError.value = err as Error
-      fieldsState.value = 'error'
-    }
+  function loadFields(table: string): Promise<void> {
+    return loadFor(table, (auth) => dimensionFields(auth, table))
   }
 
   /**

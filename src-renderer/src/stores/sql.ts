@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia'
-import { ref, shallowRef, watch } from 'vue'
+import { computed, ref, shallowRef, watch } from 'vue'
 import { dimensionFields, listDimensionTables } from '../api/dimensions'
 import { exportQuery, runQuery, type SqlFormat, type SqlRow } from '../api/sql'
+import { cancellableRun } from './cancellableRun'
 import { ANY_EVENT, useMetaStore } from './meta'
 import { useSessionStore } from './session'
 import { streamedExport, type StreamedExport } from './streamedExport'
@@ -81,13 +82,14 @@ export const useSqlStore = defineStore('sql', () => {
 
   const owner = ref('')
   const draft = ref('')
-  const running = ref(false)
   const result = shallowRef<SqlResult | null>(null)
   const error = ref<Error | null>(null)
   const history = ref<HistoryEntry[]>([])
   const { download, start: startExport, cancel: cancelExport } = streamedExport<{ format: SqlFormat }>()
   const tables = shallowRef<SqlTable[]>([])
-  let queryController: AbortController | null = null
+  // the query under way, by its text
+  const runs = cancellableRun<string>()
+  const running = computed(() => runs.running.value !== null)
 
   /** Takes up the workspace of the current project (after a switch, or on first use). */
   function adopt(): void {
@@ -120,36 +122,25 @@ export const useSqlStore = defineStore('sql', () => {
   async function run(sql: string): Promise<void> {
     const text = sql.trim()
     if (text === '') return
-    cancel()
     const auth = session.projectAuth
-    const controller = new AbortController()
-    queryController = controller
-    running.value = true
     error.value = null
     const started = performance.now()
-    try {
-      const rows = await runQuery(auth, text, { signal: controller.signal })
-      const elapsedMs = Math.round(performance.now() - started)
-      if (queryController !== controller) return
-      result.value = { sql: text, columns: rows.length ? Object.keys(rows[0]) : [], rows, elapsedMs }
-      remember({ sql: text, at: Date.now(), rows: rows.length, elapsedMs, error: null })
-    } catch (err) {
-      if (queryController !== controller || controller.signal.aborted) return
-      error.value = err as Error
-      remember({ sql: text, at: Date.now(), rows: null, elapsedMs: Math.round(performance.now() - started), error: (err as Error).message })
-    } finally {
-      if (queryController === controller) {
-        queryController = null
-        running.value = false
-      }
-    }
+    const elapsed = () => Math.round(performance.now() - started)
+    await runs.start(text, async (signal) => ({ rows: await runQuery(auth, text, { signal }), elapsedMs: elapsed() }), {
+      answer: ({ rows, elapsedMs }) => {
+        result.value = { sql: text, columns: rows.length ? Object.keys(rows[0]) : [], rows, elapsedMs }
+        remember({ sql: text, at: Date.now(), rows: rows.length, elapsedMs, error: null })
+      },
+      failed: (err) => {
+        error.value = err
+        remember({ sql: text, at: Date.now(), rows: null, elapsedMs: elapsed(), error: err.message })
+      },
+    })
   }
 
   /** Stops waiting for the running query; the previous result stays. */
   function cancel(): void {
-    queryController?.abort()
-    queryController = null
-    running.value = false
+    runs.cancel()
   }
 
   /** Streams the whole result of `sql`; resolves to the file, or null when it failed or was stopped. */
