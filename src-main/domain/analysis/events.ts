@@ -16,7 +16,7 @@ import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, samplingOf, sam
 import type { AnalysisEnv, AnalysisModule } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import type { ConditionalAggregate } from '../../warehouse/parts/aggregates'
-import { factsSql, readFacts, useBitmaps } from './userCounts'
+import { factsSql, readFacts, useBitmaps, type UserCountFacts } from './userCounts'
 
 /**
  * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
@@ -91,7 +91,7 @@ interface Rollup {
   parts: string[]
   /** The measure of one period, from its partials. */
   period: string
-  /** The measure of the whole range, aggregating the partials of its periods. */
+  /** The measure of the whole range, aggregating the partials of its periods (over one period's, `period`). */
   whole: string
 }
 
@@ -142,13 +142,8 @@ function aggregationSql(base: string, req: EventRequest, dimList: string[], bitm
         SELECT ${dims}period, ${ups.flatMap((r) => r.parts).join(', ')} ${matched(from, 'base')} GROUP BY ${dims}period
       `,
     }
-    return d.withQueries(
-      [baseQuery, per],
-      (from) => `
-      SELECT ${dims}period, 0 AS whole, ${ups.map((r, i) => `${r.period} AS a${i}`).join(', ')} FROM ${from('per')}
-      UNION ALL
-      SELECT ${dims}NULL, 1, ${ups.map((r, i) => `${r.whole} AS a${i}`).join(', ')} FROM ${from('per')} ${dimList.length ? `GROUP BY ${dimList.join(', ')}` : ''}`,
-    )
+    const items = ups.map((r, i) => ({ name: `a${i}`, period: r.period, whole: r.whole }))
+    return d.withQueries([baseQuery, per], (from) => d.rollUp(dimList, 'period', items, from('per')))
   }
   const items = req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps, d)} AS a${i}`)
   return d.withQueries([baseQuery], (from) => d.periodsAndWhole(dimList, 'period', items, matched(from, 'base')))
@@ -230,7 +225,9 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
-    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect), groupsPerLabel)
+    // bitmaps spanning the id range fit within a budget; bitmaps holding their users only, always
+    const fits = (facts: UserCountFacts) => !env.dialect.bitmapsSpanIds || useBitmaps(facts, groupsPerLabel)
+    const bitmaps = countsUsers && fits(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect))
     const sql = aggregationSql(base, req, dimList, bitmaps, env.dialect)
     const result = await env.query(sql, p)
 
