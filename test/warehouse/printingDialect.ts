@@ -61,6 +61,7 @@ export const printingDialect: Dialect = {
   bitmapCount: (bitmap) => `bitmapCardinality(${bitmap})`,
   bitmapAnd: (a, b) => `bitmapAnd(${a}, ${b})`,
   bitmapUnion: (bitmap) => `groupBitmapMergeState(${bitmap})`,
+  bitmapsSpanIds: true,
   bitmapUsers: (id, where) => `groupBitmapIf(${id}, ${where})`,
   columnStats: (column, table) => `(SELECT uniq(${column}) FROM ${table})`,
   approxDistinct: (stats) => (typeof stats === 'number' ? stats : null),
@@ -126,6 +127,8 @@ export const printingDialect: Dialect = {
     const from = (name: string, alias?: string): string => `(${queries.find((q) => q.name === name)!.sql(from)}) AS ${alias ?? name}`
     return main(from)
   },
+  rollUp: (dims, period, items, per) =>
+    `SELECT ${[...dims, period].join(', ')}, 0 AS whole, ${items.map((x) => `${x.period} AS ${x.name}`).join(', ')} FROM ${per} UNION ALL SELECT ${[...dims, 'NULL'].join(', ')}, 1, ${items.map((x) => `${x.whole} AS ${x.name}`).join(', ')} FROM ${per}${dims.length ? ` GROUP BY ${dims.join(', ')}` : ''}`,
   periodsAndWhole: (dims, period, items, from) =>
     `SELECT ${[...dims, period].join(', ')}, 0 AS whole, ${items.join(', ')} ${from} GROUP BY ${[...dims, period].join(', ')} UNION ALL SELECT ${[...dims, 'NULL'].join(', ')}, 1, ${items.join(', ')} ${from}${dims.length ? ` GROUP BY ${dims.join(', ')}` : ''}`,
 

@@ -16,7 +16,7 @@ import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, samplingOf, sam
 import type { AnalysisEnv, AnalysisModule } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import type { ConditionalAggregate } from '../../warehouse/parts/aggregates'
-import { factsSql, readFacts, useBitmaps } from './userCounts'
+import { factsSql, readFacts, useBitmaps, type UserCountFacts } from './userCounts'
 
 /**
  * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
@@ -91,7 +91,7 @@ interface Rollup {
   parts: string[]
   /** The measure of one period, from its partials. */
   period: string
-  /** The measure of the whole range, aggregating the partials of its periods. */
+  /** The measure of the whole range, aggregating the partials of its periods (over one period's, `period`). */
   whole: string
 }
 
@@ -129,7 +129,6 @@ function rollupOf(aggregator: string, i: number, bitmaps: boolean, d: Dialect): 
  * 1), each measure as a<i>.
  */
 function aggregationSql(base: string, req: EventRequest, dimList: string[], bitmaps: boolean, d: Dialect): string {
-  const matched = (from: (name: string) => string, name: string) => `FROM ${from(name)} WHERE ${req.measures.map((_, i) => `m${i}`).join(' OR ')}`
   const dims = dimList.map((d) => `${d}, `).join('')
   const rollups = req.measures.map((m, i) => rollupOf(m.aggregator, i, bitmaps, d))
   const baseQuery = { name: 'base', sql: () => base }
@@ -139,19 +138,14 @@ function aggregationSql(base: string, req: EventRequest, dimList: string[], bitm
       name: 'per',
       materialized: true,
       sql: (from: (name: string) => string) => `
-        SELECT ${dims}period, ${ups.flatMap((r) => r.parts).join(', ')} ${matched(from, 'base')} GROUP BY ${dims}period
+        SELECT ${dims}period, ${ups.flatMap((r) => r.parts).join(', ')} FROM ${from('base')} GROUP BY ${dims}period
       `,
     }
-    return d.withQueries(
-      [baseQuery, per],
-      (from) => `
-      SELECT ${dims}period, 0 AS whole, ${ups.map((r, i) => `${r.period} AS a${i}`).join(', ')} FROM ${from('per')}
-      UNION ALL
-      SELECT ${dims}NULL, 1, ${ups.map((r, i) => `${r.whole} AS a${i}`).join(', ')} FROM ${from('per')} ${dimList.length ? `GROUP BY ${dimList.join(', ')}` : ''}`,
-    )
+    const items = ups.map((r, i) => ({ name: `a${i}`, period: r.period, whole: r.whole }))
+    return d.withQueries([baseQuery, per], (from) => d.rollUp(dimList, 'period', items, from('per')))
   }
   const items = req.measures.map((m, i) => `${measureSql(m.aggregator, i, bitmaps, d)} AS a${i}`)
-  return d.withQueries([baseQuery], (from) => d.periodsAndWhole(dimList, 'period', items, matched(from, 'base')))
+  return d.withQueries([baseQuery], (from) => d.periodsAndWhole(dimList, 'period', items, `FROM ${from('base')}`))
 }
 
 function rounded(value: unknown): number | null {
@@ -162,14 +156,17 @@ function rounded(value: unknown): number | null {
 
 /**
  * The rows the measures aggregate: per event of the range, its user, period, whether it matches
- * each measure (m<i>), a property measure's value (v<i>) and the breakdown labels (d<i>). The users
- * behind a cell (cells/events.ts) are read from the same rows.
+ * each measure (m<i>), a property measure's value (v<i>) and the breakdown labels (d<i>); only rows
+ * that match a measure (ClickHouse 18.16 pushes no condition into a subquery: filtered outside, the
+ * rows not counted were joined to the calendar all the same). The users behind a cell
+ * (cells/events.ts) are read from the same rows.
  */
 export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect'>, req: EventRequest, p: SqlParams): string {
   const d = env.dialect
   const filters = [req.filter, ...req.measures.map((m) => m.filter), ...memberFilters(req.measures.map((m) => m.event))]
   const profile = profileReads(filters, req.byFields, env.columns)
-  const matches = req.measures.map((m, i) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)}) AS m${i}`)
+  const matched = req.measures.map((m) => `(${eventSql(m.event, env, p)} AND ${filterSql(m.filter, env, p)})`)
+  const matches = matched.map((m, i) => `${m} AS m${i}`)
   const values = req.measures.flatMap((m, i) => (m.property ? [`${d.columnOf(m.property.column)} AS v${i}`] : []))
   const dims = req.byFields.map((b, i) => `${breakdownSql(b, d, p)} AS d${i}`)
   const cmp = req.compare
@@ -191,7 +188,8 @@ export function baseSql(env: Pick<AnalysisEnv, 'columns' | 'nowLocal' | 'dialect
         WHERE ${days}
           AND ${samplingSql(req.sampling, d)}
           AND ${crowdFilter(req.crowds, d)}
-          AND ${filterSql(req.filter, env, p)}`
+          AND ${filterSql(req.filter, env, p)}
+          AND (${matched.join(' OR ')})`
 }
 
 export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
@@ -230,7 +228,9 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const dimList = cmp ? ['side', ...byList] : byList
     const countsUsers = req.measures.some((m) => USER_COUNTING.includes(m.aggregator))
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
-    const bitmaps = countsUsers && useBitmaps(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect), groupsPerLabel)
+    // bitmaps spanning the id range fit within a budget; bitmaps holding their users only, always
+    const fits = (facts: UserCountFacts) => !env.dialect.bitmapsSpanIds || useBitmaps(facts, groupsPerLabel)
+    const bitmaps = countsUsers && fits(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect))
     const sql = aggregationSql(base, req, dimList, bitmaps, env.dialect)
     const result = await env.query(sql, p)
 

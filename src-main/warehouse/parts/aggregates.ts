@@ -3,6 +3,15 @@
 /** The aggregates taken over the rows where a condition holds. */
 export type ConditionalAggregate = 'count' | 'sum' | 'avg' | 'max' | 'min'
 
+/** One measure rolled up from partial aggregates (AggregatesPart.rollUp), named `name`. */
+export interface RolledUp {
+  name: string
+  /** Its value in one row of the partials. */
+  period: string
+  /** An aggregate over a group's rows of partials; over one row it gives `period`. */
+  whole: string
+}
+
 /** A named subquery of a statement; `sql` reads the other names through `from`. */
 export interface NamedQuery {
   name: string
@@ -32,4 +41,10 @@ export interface AggregatesPart {
    * not read in the second).
    */
   periodsAndWhole(dims: string[], period: string, items: string[], from: string): string
+  /**
+   * The same rows from partial aggregates: `per` (a FROM item) holds one row per `dims` and
+   * `period`; each item is its `period` value per row (`whole` 0) and its `whole` aggregate per
+   * `dims` (`whole` 1, `period` NULL).
+   */
+  rollUp(dims: string[], period: string, items: RolledUp[], per: string): string
 }

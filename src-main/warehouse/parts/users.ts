@@ -15,6 +15,12 @@ export interface UsersPart {
   bitmapAnd(a: string, b: string): string
   /** The union of bitmaps of a group (an aggregate). */
   bitmapUnion(bitmap: string): string
+  /**
+   * Whether a bitmap takes a bit per id of the id range, whatever it holds (the analyses check a
+   * memory budget before using bitmaps: domain/analysis/userCounts.ts), or only its users, so that
+   * bitmaps always fit.
+   */
+  bitmapsSpanIds: boolean
   /** The number of distinct users of rows where `where` holds, by bitmap (0 when none, as distinctCount). */
   bitmapUsers(id: string, where: string): string
   /** One row's value: the engine's statistics of a column of a table (for estimates). */

@@ -1,10 +1,23 @@
 import type { AggregatesPart, NamedQuery } from '../../parts/aggregates'
 
 /**
+ * The rows grouped by `dims` and period, and by `dims` alone, in ONE read: each row goes twice into
+ * one GROUP BY, under its period and under NULL (the whole range). Two GROUP BYs under UNION ALL
+ * would read (and join) the rows twice.
+ */
+function periodsOnce(dims: string[], period: string, items: string[], rows: string): string {
+  const list = dims.map((d) => `${d}, `).join('')
+  return `
+      SELECT ${list}_uba_p AS ${period}, isNull(_uba_p) AS whole, ${items.join(', ')}
+      FROM (SELECT *, arrayJoin([toNullable(${period}), NULL]) AS _uba_p ${rows})
+      GROUP BY ${list}_uba_p`
+}
+
+/**
  * 18.16 has no `true`/`false`, no FILTER clause (`…If` combinators), no `WITH name AS (subquery)`
  * (each name is its subquery, inlined where it is read: a subquery read twice is computed twice)
- * and no GROUPING SETS (two GROUP BYs under UNION ALL: the rows are read twice). `maxIf`/`minIf`
- * of a Nullable value give 0, not NULL, where no row matches (18.16, measured): they are NULL then.
+ * and no GROUPING SETS. `maxIf`/`minIf` of a Nullable value give 0, not NULL, where no row matches
+ * (18.16, measured): they are NULL then.
  */
 export const aggregates: AggregatesPart = {
   truth: (value) => (value ? '1' : '0'),
@@ -24,15 +37,7 @@ export const aggregates: AggregatesPart = {
     }
     return main(from)
   },
-  periodsAndWhole: (dims, period, items, from) => {
-    const list = dims.map((d) => `${d}, `).join('')
-    return `
-      SELECT ${list}${period}, 0 AS whole, ${items.join(', ')}
-      ${from}
-      GROUP BY ${list}${period}
-      UNION ALL
-      SELECT ${list}NULL, 1, ${items.join(', ')}
-      ${from}
-      ${dims.length ? `GROUP BY ${dims.join(', ')}` : ''}`
-  },
+  periodsAndWhole: (dims, period, items, from) => periodsOnce(dims, period, items, from),
+  // a whole aggregate over one period's partials gives that period's value: the same single GROUP BY
+  rollUp: (dims, period, items, per) => periodsOnce(dims, period, items.map((x) => `${x.whole} AS ${x.name}`), `FROM ${per}`),
 }

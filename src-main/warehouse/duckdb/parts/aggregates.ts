@@ -17,4 +17,12 @@ export const aggregates: AggregatesPart = {
       ${from}
       GROUP BY GROUPING SETS ((${list}${period}), (${dims.join(', ')}))`
   },
+  // `per` is a name (WITH … MATERIALIZED): reading it twice computes it once
+  rollUp: (dims, period, items, per) => {
+    const list = dims.map((d) => `${d}, `).join('')
+    return `
+      SELECT ${list}${period}, 0 AS whole, ${items.map((x) => `${x.period} AS ${x.name}`).join(', ')} FROM ${per}
+      UNION ALL
+      SELECT ${list}NULL, 1, ${items.map((x) => `${x.whole} AS ${x.name}`).join(', ')} FROM ${per} ${dims.length ? `GROUP BY ${dims.join(', ')}` : ''}`
+  },
 }

@@ -10,6 +10,7 @@ export const users: UsersPart = {
   bitmapCount: (bitmap) => `bit_count(${bitmap})`,
   bitmapAnd: (a, b) => `${a} & ${b}`,
   bitmapUnion: (bitmap) => `bit_or(${bitmap})`,
+  bitmapsSpanIds: true,
   bitmapUsers: (id, where) => `COALESCE(bit_count(bitstring_agg(${id}) FILTER (WHERE ${where})), 0)`,
   columnStats: (column, table) => `(SELECT stats(${column}) FROM ${table} LIMIT 1)`,
   approxDistinct(stats) {
