@@ -146,11 +146,19 @@ describe('which result columns custom SQL on ClickHouse shows as DuckDB shows th
 
   it('nothing computed, from a subquery, ambiguous, or an alias of another item', () => {
     expect(shown('SELECT xwhen + 0, toString(vip), sum(vip) FROM event_vd', [['plus(xwhen, 0)', I], ['toString(vip)', 'String'], ['sum(vip)', 'UInt64']])).toEqual([null, null, null])
-    expect(shown('SELECT xwhen FROM (SELECT xwhen FROM event_vd)', [['xwhen', I]])).toEqual([null])
+    expect(shown('SELECT t FROM (SELECT xwhen + 0 AS t FROM event_vd)', [['t', I]])).toEqual([null])
     // vip is a boolean in event_vd, a number column in profile_vd: unqualified, it is not converted
     expect(shown('SELECT vip, e.vip FROM event_vd e JOIN profile_vd p ON p.distinct_id = e.distinct_id', [['vip', 'UInt8'], ['e.vip', 'UInt8']])).toEqual([null, 'boolean'])
     expect(shown('SELECT distinct_id AS xwhen, xwhen AS t FROM event_vd', [['xwhen', I], ['t', I]])).toEqual([null, null])
     expect(shown('SELECT xwhen AS xwhen FROM event_vd', [['xwhen', I]])).toEqual(['instant'])
+  })
+
+  it('through subqueries in FROM: their items are read the same way', () => {
+    expect(shown('SELECT t, v FROM (SELECT e.xwhen AS t, vip AS v FROM event_vd e) AS s', [['t', I], ['v', 'UInt8']])).toEqual(['instant', 'boolean'])
+    expect(shown('SELECT * FROM (SELECT xwhen, max(paid_at) AS last FROM event_vd GROUP BY xwhen)', [['xwhen', I], ['last', I]])).toEqual(['instant', 'datetime'])
+    expect(shown('SELECT s.signup FROM (SELECT * FROM profile_vd) s', [['signup', I]])).toEqual(['datetime'])
+    // an unnamed computed column, or a star over a join, leaves the subquery's columns unknown
+    expect(shown('SELECT xwhen FROM (SELECT *, * FROM event_vd e, profile_vd p)', [['xwhen', I]])).toEqual([null])
   })
 
   it('stars by the width of their tables, and UNION ALL when every branch agrees', () => {

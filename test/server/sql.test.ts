@@ -259,7 +259,7 @@ describe.each(ENGINES)('custom SQL datetimes and booleans, on %s', (engine) => {
     )
   })
 
-  it('converts qualified and aliased references, min/max of them, profile columns and joins', async () => {
+  it('converts qualified and aliased references, min/max of them, profile columns, joins, subqueries and UNION ALL', async () => {
     expect(await json('SELECT e.xwhen AS t, e.vip v, e.paid_at FROM event_vd AS e WHERE e.vip IS NOT NULL ORDER BY t')).toEqual([
       { t: '2024-01-02 00:30:00.123', v: true, paid_at: '2024-03-01 09:30:15.250' },
       { t: '2024-01-02 09:00:00', v: false, paid_at: '2024-03-02 10:00:00' },
@@ -271,6 +271,7 @@ describe.each(ENGINES)('custom SQL datetimes and booleans, on %s', (engine) => {
     expect(await json(`SELECT e.xwho, e.xwhen, p.signup, p.member FROM event_vd e JOIN profile_vd p ON p.distinct_id = e.distinct_id ORDER BY e.xwhen`)).toEqual([
       { xwho: 'u1', xwhen: '2024-01-02 00:30:00.123', signup: '2023-12-31 23:59:59', member: true },
     ])
+    expect(await json("SELECT t, v FROM (SELECT e.xwhen AS t, vip AS v FROM event_vd e WHERE xwho = 'u2') AS s")).toEqual([{ t: '2024-01-02 09:00:00', v: false }])
     const union = await json("SELECT xwhen AS t, vip FROM event_vd WHERE xwho = 'u1' UNION ALL SELECT xwhen, vip FROM event_vd WHERE xwho = 'u2'")
     expect(union.sort((a: { t: string }, b: { t: string }) => a.t.localeCompare(b.t))).toEqual([
       { t: '2024-01-02 00:30:00.123', vip: true },

@@ -10,10 +10,11 @@ import { tokenize, type Token } from './sandbox'
  * - `boolean`: a boolean property or dimension column (UInt8), shown as true/false.
  * 18.16 gives no parse tree and no column origins, so the outer select list is read token by token.
  * A result column is converted when its item (in every branch of a UNION ALL) is a bare reference
- * to such a column of a project table its FROM names (`xwhen`, `e.xwhen`, optionally aliased), one
- * of `min`, `max`, `any`, `anyLast` of it, `argMin`/`argMax` with it as the value, or a column
- * that `*` / `e.*` brings, and ClickHouse's type of the result is still the stored one. Anything
- * computed (`xwhen + 0`, `toString(vip)`), or read through a subquery, shows what ClickHouse gives.
+ * to such a column of a table or subquery its FROM names (`xwhen`, `e.xwhen`, optionally aliased),
+ * one of `min`, `max`, `any`, `anyLast` of it, `argMin`/`argMax` with it as the value, or a column
+ * that `*` / `e.*` brings, and ClickHouse's type of the result is still the stored one. A
+ * subquery's columns are read by the same rule. Anything computed (`xwhen + 0`, `toString(vip)`)
+ * shows what ClickHouse gives.
  */
 
 export type Shown = 'instant' | 'datetime' | 'boolean'
@@ -59,7 +60,15 @@ function findTop(tokens: Token[], start: number, match: (t: Token) => boolean): 
   return -1
 }
 
+/** A column a table or subquery gives: its name (null when ClickHouse names it from its expression) and how it is shown. */
+interface Column {
+  name: string | null
+  shown: Shown | null
+}
+
 interface Source {
+  /** Its columns in order; null when they cannot be read (a CTE, a subquery of an unknown shape). */
+  columns: Column[] | null
   /** The project table, or null for a subquery. */
   table: string | null
   alias: string | null
@@ -76,7 +85,7 @@ function afterClose(tokens: Token[], open: number): number {
 }
 
 /** The tables a SELECT's FROM names (its depth-0 tokens after FROM). */
-function sourcesOf(from: Token[]): Source[] {
+function sourcesOf(from: Token[], project: ProjectColumns): Source[] {
   const sources: Source[] = []
   let depth = 0
   // `FROM a, b`: commas list tables until the first JOIN (ON/USING and ARRAY JOIN lists are not tables)
@@ -90,10 +99,15 @@ function sourcesOf(from: Token[]): Source[] {
     if (!starts) continue
     let j = i === 0 ? 0 : i + 1
     let table: string | null = null
+    let columns: Column[] | null
     if (from[j]?.text === '(') {
-      j = afterClose(from, j)
+      const after = afterClose(from, j)
+      // a subquery's columns, read the same way (its own FROM, items and aliases)
+      columns = queryColumns(from.slice(j + 1, after - 1), project, null)
+      j = after
     } else if (isName(from[j])) {
       table = from[j].name!
+      columns = project.get(table) ?? null
       j++
     } else {
       continue
@@ -101,13 +115,13 @@ function sourcesOf(from: Token[]): Source[] {
     if (isWord(from[j], 'final')) j++
     if (isWord(from[j], 'as')) j++
     const alias = isName(from[j]) && !(from[j].kind === 'word' && NOT_ALIAS.has(from[j].name!)) ? from[j].name! : null
-    sources.push({ table, alias })
+    sources.push({ columns, table, alias })
   }
   return sources
 }
 
 /** What one select item is: a column reference (possibly under a value-keeping function), a star, or other. */
-type Item = { kind: 'ref'; qualifier: string | null; column: string } | { kind: 'star'; qualifier: string | null } | { kind: 'other' }
+type Item = { kind: 'ref'; qualifier: string | null; column: string; through: boolean } | { kind: 'star'; qualifier: string | null } | { kind: 'other' }
 
 /** A select item's trailing alias (`... AS name`, or `... name` after a name or ')'), and the item without it. */
 function aliased(tokens: Token[]): { body: Token[]; alias: string | null } {
@@ -119,9 +133,9 @@ function aliased(tokens: Token[]): { body: Token[]; alias: string | null } {
 
 function itemOf(tokens: Token[]): Item {
   const { body } = aliased(tokens)
-  const ref = (ts: Token[]): Item => {
-    if (ts.length === 1 && isName(ts[0])) return { kind: 'ref', qualifier: null, column: ts[0].name! }
-    if (ts.length === 3 && isName(ts[0]) && ts[1].text === '.' && isName(ts[2])) return { kind: 'ref', qualifier: ts[0].name!, column: ts[2].name! }
+  const ref = (ts: Token[], through = false): Item => {
+    if (ts.length === 1 && isName(ts[0])) return { kind: 'ref', qualifier: null, column: ts[0].name!, through }
+    if (ts.length === 3 && isName(ts[0]) && ts[1].text === '.' && isName(ts[2])) return { kind: 'ref', qualifier: ts[0].name!, column: ts[2].name!, through }
     return { kind: 'other' }
   }
   if (body.length === 1 && body[0].text === '*') return { kind: 'star', qualifier: null }
@@ -130,85 +144,83 @@ function itemOf(tokens: Token[]): Item {
   if (body.length >= 4 && f.kind === 'word' && KEEPS_VALUE.has(f.name!) && body[1].text === '(' && body[body.length - 1].text === ')') {
     const args = splitTop(body.slice(2, -1), (i) => body[i + 2].text === ',')
     const many = f.name === 'argmin' || f.name === 'argmax'
-    if (args.length === (many ? 2 : 1)) return ref(args[0])
+    if (args.length === (many ? 2 : 1)) return ref(args[0], true)
     return { kind: 'other' }
   }
   return ref(body)
 }
 
-/** How each result column of one SELECT is shown, by the column names and types ClickHouse described; null where unknown. */
-function branchShown(select: Token[], project: ProjectColumns, result: { name: string; type: string }[]): (Shown | null)[] | null {
+/**
+ * The columns one SELECT gives, in order; null when their number cannot be told. `result` (the outer
+ * query only) holds ClickHouse's names of the result columns: they place a star of unknown width.
+ */
+function selectColumns(select: Token[], project: ProjectColumns, result: string[] | null): Column[] | null {
   const at = findTop(select, 0, (t) => isWord(t, 'select'))
   if (at < 0) return null
   let start = at + 1
   if (isWord(select[start], 'distinct') || isWord(select[start], 'all')) start++
   const fromAt = findTop(select, start, (t) => isWord(t, 'from'))
-  const listEnd = fromAt >= 0 ? fromAt : (() => {
-    const end = findTop(select, start, (t) => t.kind === 'word' && CLAUSE_END.has(t.name!))
+  const clauseEnd = (from: number) => {
+    const end = findTop(select, from, (t) => t.kind === 'word' && CLAUSE_END.has(t.name!))
     return end < 0 ? select.length : end
-  })()
-  const itemTokens = splitTop(select.slice(start, listEnd), (i) => select[start + i].text === ',')
+  }
+  const itemTokens = splitTop(select.slice(start, fromAt >= 0 ? fromAt : clauseEnd(start)), (i) => select[start + i].text === ',')
   const items = itemTokens.map(itemOf)
-  // ClickHouse's aliases hold in the whole query: a bare name that is an alias is that item, not the column
+  // ClickHouse's aliases hold in the whole query: a bare name that is another item's alias is that item, not the column
   const aliases = new Set<string>()
-  itemTokens.forEach((t, i) => {
+  const names = itemTokens.map((t, i) => {
     const { alias } = aliased(t)
     const item = items[i]
     if (alias !== null && !(item.kind === 'ref' && item.column === alias)) aliases.add(alias)
+    return alias ?? (item.kind === 'ref' && !item.through ? item.column : null)
   })
-  let sources: Source[] = []
-  if (fromAt >= 0) {
-    const end = findTop(select, fromAt + 1, (t) => t.kind === 'word' && CLAUSE_END.has(t.name!))
-    sources = sourcesOf(select.slice(fromAt + 1, end < 0 ? select.length : end))
-  }
+  const sources = fromAt >= 0 ? sourcesOf(select.slice(fromAt + 1, clauseEnd(fromAt + 1)), project) : []
   const sourceNamed = (q: string) => sources.find((s) => s.alias === q) ?? sources.find((s) => s.alias === null && s.table === q)
-  const columnsOf = (s: Source | undefined) => (s?.table ? project.get(s.table) : undefined)
-  /** A column's kind: through its qualifier, or the same in every table of the FROM that could hold it. */
+  /** A column's kind: through its qualifier, or the same in every source of the FROM that has it. */
   const kindOf = (qualifier: string | null, column: string): Shown | null => {
-    if (qualifier === null && aliases.has(column)) return null
-    if (qualifier !== null) return columnsOf(sourceNamed(qualifier))?.find((c) => c.name === column)?.shown ?? null
-    const kinds = sources.map((s) => (s.table === null ? undefined : columnsOf(s)?.find((c) => c.name === column)))
-    // a subquery could hold a column of that name: its origin is not read
-    if (sources.some((s) => s.table === null)) return null
-    const found = kinds.filter((k) => k !== undefined)
-    return found.length > 0 && found.every((k) => k!.shown === found[0]!.shown) ? found[0]!.shown : null
+    if (qualifier !== null) return sourceNamed(qualifier)?.columns?.find((c) => c.name === column)?.shown ?? null
+    // a source whose columns are unknown could hold one of that name
+    if (aliases.has(column) || sources.some((s) => s.columns === null)) return null
+    const found = sources.flatMap((s) => s.columns!.filter((c) => c.name === column))
+    return found.length > 0 && found.every((c) => c.shown === found[0].shown) ? found[0].shown : null
   }
-  // a star's width: a project table's columns, or (one star of unknown width) what the other items leave
-  const width = (item: Item): number | null => {
-    if (item.kind !== 'star') return 1
-    if (item.qualifier !== null) return columnsOf(sourceNamed(item.qualifier))?.length ?? null
-    return sources.length === 1 ? (columnsOf(sources[0])?.length ?? null) : null
-  }
-  const widths = items.map(width)
+  /** The source whose columns a star brings in order, when there is one. */
+  const starSource = (item: Item) => (item.kind !== 'star' ? undefined : item.qualifier !== null ? sourceNamed(item.qualifier) : sources.length === 1 ? sources[0] : undefined)
+  const widths = items.map((item) => (item.kind === 'star' ? (starSource(item)?.columns?.length ?? null) : 1))
   const unknown = widths.filter((w) => w === null).length
   const known = widths.reduce<number>((sum, w) => sum + (w ?? 0), 0)
-  if (unknown > 1 || (unknown === 0 && known !== result.length) || known > result.length) return null
-  const shown: (Shown | null)[] = []
+  if (result === null ? unknown > 0 : unknown > 1 || (unknown === 0 && known !== result.length) || known > result.length) return null
+  const out: Column[] = []
   items.forEach((item, i) => {
-    const n = widths[i] ?? result.length - known
-    for (let k = 0; k < n; k++) {
-      if (item.kind === 'ref') shown.push(kindOf(item.qualifier, item.column))
-      else if (item.kind === 'other') shown.push(null)
-      else {
-        // a star's column is named `column` or `alias.column` (a name the left side already has)
-        const name = result[shown.length].name
+    if (item.kind === 'ref') out.push({ name: names[i], shown: kindOf(item.qualifier, item.column) })
+    else if (item.kind === 'other') out.push({ name: names[i], shown: null })
+    else if (widths[i] !== null) out.push(...starSource(item)!.columns!)
+    else {
+      // a star over a join: its columns are named `column` or `alias.column` (a name the left side already has)
+      for (let k = known; k < result!.length; k++) {
+        const name = result![out.length].toLowerCase()
         const dot = name.indexOf('.')
-        shown.push(dot > 0 ? kindOf(name.slice(0, dot).toLowerCase(), name.slice(dot + 1).toLowerCase()) : kindOf(item.qualifier, name.toLowerCase()))
+        out.push({ name, shown: dot > 0 ? kindOf(name.slice(0, dot), name.slice(dot + 1)) : kindOf(null, name) })
       }
     }
   })
-  return shown
+  return out
+}
+
+/** The columns of a query: its first SELECT's names, each shown alike in every branch of a UNION or not at all. */
+function queryColumns(tokens: Token[], project: ProjectColumns, result: string[] | null): Column[] | null {
+  const branches = splitTop(tokens, (i) => isWord(tokens[i], 'union')).map((b, i) => (i > 0 && (isWord(b[0], 'all') || isWord(b[0], 'distinct')) ? b.slice(1) : b))
+  const each = branches.map((b) => selectColumns(b, project, result))
+  const first = each[0]
+  if (!first || each.some((b) => !b || b.length !== first.length)) return null
+  return first.map((c, i) => ({ name: c.name, shown: each.every((b) => b![i].shown === c.shown) ? c.shown : null }))
 }
 
 /** How each result column of the checked query `sql` is shown (null: as ClickHouse gives it). */
 export function shownColumns(sql: string, project: ProjectColumns, result: { name: string; type: string }[]): (Shown | null)[] {
-  const tokens = tokenize(sql)
-  const branches = splitTop(tokens, (i) => isWord(tokens[i], 'union')).map((b, i) => (i > 0 && (isWord(b[0], 'all') || isWord(b[0], 'distinct')) ? b.slice(1) : b))
-  const each = branches.map((b) => branchShown(b, project, result))
+  const columns = queryColumns(tokenize(sql), project, result.map((c) => c.name))
   return result.map((column, i) => {
-    const kinds = each.map((b) => (b ? b[i] : null))
-    const kind = kinds[0]
-    if (kind === null || kinds.some((k) => k !== kind)) return null
-    return baseOf(column.type) === STORED[kind] ? kind : null
+    const kind = columns?.[i]?.shown ?? null
+    return kind !== null && baseOf(column.type) === STORED[kind] ? kind : null
   })
 }
