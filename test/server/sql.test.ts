@@ -284,9 +284,9 @@ describe.each(ENGINES)('custom SQL datetimes and booleans, on %s', (engine) => {
     expect(await json("SELECT * FROM event_vd WHERE xwho = 'u2'")).toEqual([u2])
     expect(await json("SELECT e.*, p.signup FROM event_vd AS e LEFT JOIN profile_vd AS p ON p.distinct_id = e.distinct_id WHERE e.xwho = 'u2'")).toEqual([{ ...u2, signup: null }])
     const shops = { table: 'shops', relations: ['shop_id'], columns: { shop_id: 'string', open: 'boolean', opened: 'datetime' } }
-    const rows = [{ shop_id: 's1', open: true, opened: '2024-03-01 09:30:15.250' }, { shop_id: 's2', open: null, opened: null }]
+    const rows = [{ shop_id: 's1', open: true, opened: '2024-03-01 09:30:15.250' }, { shop_id: 's2', open: null, opened: null }, { shop_id: 's3', open: false, opened: '1970-01-01 00:00:00' }]
     expect((await host.server.call('POST', '/uba/api/project/dimensions', { headers: p, body: { ...shops, rows } })).body).toEqual({ success: 0 })
-    expect(await run('/uba/api/sql/query', 'SELECT * FROM shops ORDER BY shop_id')).toBe('shop_id,open,opened\r\ns1,true,2024-03-01 09:30:15.250\r\ns2,,\r\n')
+    expect(await run('/uba/api/sql/query', 'SELECT * FROM shops ORDER BY shop_id')).toBe('shop_id,open,opened\r\ns1,true,2024-03-01 09:30:15.250\r\ns2,,\r\ns3,false,1970-01-01 00:00:00\r\n')
   })
 
   it('leaves a computed value, or another column under a datetime name, a number', async () => {

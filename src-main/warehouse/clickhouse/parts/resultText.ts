@@ -85,7 +85,9 @@ export function resultText(timeZone: string): ResultTextPart {
   function shownText(c: string, shown: Shown): string {
     if (shown === 'boolean') return `if(${c} != 0, 'true', 'false')`
     const zone = shown === 'instant' ? z : "'UTC'"
-    return `concat(toString(${seconds(c)}, ${zone}), if(${c} % 1000 = 0, '', concat('.', ${millisText(c)})))`
+    // 18.16 writes DateTime 0 as 0000-00-00 00:00:00: that second is second 1's text ending in 0
+    const text = `if(intDiv(${c}, 1000) = 0, concat(substring(toString(toDateTime(1), ${zone}), 1, 18), '0'), toString(${seconds(c)}, ${zone}))`
+    return `concat(${text}, if(${c} % 1000 = 0, '', concat('.', ${millisText(c)})))`
   }
 
   /** A marked column as JSON text: a datetime as a string, a boolean as true/false. */
