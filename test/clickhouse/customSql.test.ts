@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Warehouse } from '../../src-main/warehouse'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { clickhouseDialect } from '../../src-main/warehouse/clickhouse/dialect'
+import { shownColumns, type ProjectColumns } from '../../src-main/warehouse/clickhouse/shownColumns'
 import { CustomSqlRefusal, type SqlScope } from '../../src-main/warehouse/parts/customSql'
 import { clickhouseAvailable, READER, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 
@@ -125,5 +126,47 @@ describe.skipIf(!clickhouseAvailable())('custom SQL on ClickHouse 18.16: tables,
 
   it('the read-only user is the second wall: a table function is refused by the server too', async () => {
     await expect(reader.query('SELECT * FROM numbers(3)')).rejects.toThrow(/readonly|Cannot/i)
+  })
+})
+
+describe('which result columns custom SQL on ClickHouse shows as DuckDB shows them (shownColumns)', () => {
+  const project: ProjectColumns = new Map([
+    ['event_vd', [{ name: 'distinct_id', shown: null }, { name: 'xwhen', shown: 'instant' }, { name: 'vip', shown: 'boolean' }, { name: 'paid_at', shown: 'datetime' }]],
+    ['profile_vd', [{ name: 'distinct_id', shown: null }, { name: 'vip', shown: null }, { name: 'signup', shown: 'datetime' }]],
+  ])
+  const I = 'Int64'
+  const shown = (sql: string, result: [string, string][]) => shownColumns(sql, project, result.map(([name, type]) => ({ name, type })))
+
+  it('a bare, qualified or aliased reference, and min/max/any/argMax of one, with the stored type', () => {
+    expect(shown('SELECT xwhen, e.vip v, paid_at AS p FROM event_vd AS e', [['xwhen', I], ['v', 'UInt8'], ['p', 'Nullable(Int64)']])).toEqual(['instant', 'boolean', 'datetime'])
+    expect(shown('SELECT max(xwhen), argMax(paid_at, xwhen) AS last, any(e.vip) FROM event_vd e', [['max(xwhen)', I], ['last', I], ['any(vip)', 'UInt8']])).toEqual(['instant', 'datetime', 'boolean'])
+    // a cast or sum changes the type; the type is checked too
+    expect(shown('SELECT max(xwhen) FROM event_vd', [['max(xwhen)', 'UInt64']])).toEqual([null])
+  })
+
+  it('nothing computed, from a subquery, ambiguous, or an alias of another item', () => {
+    expect(shown('SELECT xwhen + 0, toString(vip), sum(vip) FROM event_vd', [['plus(xwhen, 0)', I], ['toString(vip)', 'String'], ['sum(vip)', 'UInt64']])).toEqual([null, null, null])
+    expect(shown('SELECT t FROM (SELECT xwhen + 0 AS t FROM event_vd)', [['t', I]])).toEqual([null])
+    // vip is a boolean in event_vd, a number column in profile_vd: unqualified, it is not converted
+    expect(shown('SELECT vip, e.vip FROM event_vd e JOIN profile_vd p ON p.distinct_id = e.distinct_id', [['vip', 'UInt8'], ['e.vip', 'UInt8']])).toEqual([null, 'boolean'])
+    expect(shown('SELECT distinct_id AS xwhen, xwhen AS t FROM event_vd', [['xwhen', I], ['t', I]])).toEqual([null, null])
+    expect(shown('SELECT xwhen AS xwhen FROM event_vd', [['xwhen', I]])).toEqual(['instant'])
+  })
+
+  it('through subqueries in FROM: their items are read the same way', () => {
+    expect(shown('SELECT t, v FROM (SELECT e.xwhen AS t, vip AS v FROM event_vd e) AS s', [['t', I], ['v', 'UInt8']])).toEqual(['instant', 'boolean'])
+    expect(shown('SELECT * FROM (SELECT xwhen, max(paid_at) AS last FROM event_vd GROUP BY xwhen)', [['xwhen', I], ['last', I]])).toEqual(['instant', 'datetime'])
+    expect(shown('SELECT s.signup FROM (SELECT * FROM profile_vd) s', [['signup', I]])).toEqual(['datetime'])
+    // an unnamed computed column, or a star over a join, leaves the subquery's columns unknown
+    expect(shown('SELECT xwhen FROM (SELECT *, * FROM event_vd e, profile_vd p)', [['xwhen', I]])).toEqual([null])
+  })
+
+  it('stars by the width of their tables, and UNION ALL when every branch agrees', () => {
+    expect(shown('SELECT *, 1 AS one FROM event_vd', [['distinct_id', I], ['xwhen', I], ['vip', 'UInt8'], ['paid_at', I], ['one', 'UInt8']])).toEqual([null, 'instant', 'boolean', 'datetime', null])
+    expect(shown('SELECT * FROM event_vd e JOIN profile_vd p USING distinct_id', [['distinct_id', I], ['xwhen', I], ['vip', 'UInt8'], ['paid_at', I], ['p.vip', 'UInt8'], ['signup', I]])).toEqual([null, 'instant', null, 'datetime', null, 'datetime'])
+    // two stars of unknown width: nothing is converted
+    expect(shown('SELECT *, * FROM event_vd e, profile_vd p', [['xwhen', I], ['signup', I]])).toEqual([null, null])
+    expect(shown('SELECT xwhen FROM event_vd UNION ALL SELECT xwhen FROM event_vd', [['xwhen', I]])).toEqual(['instant'])
+    expect(shown('SELECT xwhen FROM event_vd UNION ALL SELECT distinct_id FROM event_vd', [['xwhen', I]])).toEqual([null])
   })
 })

@@ -453,7 +453,7 @@ describe.each(ENGINES)('dimension tables, on %s', (engine) => {
   })
 
   describe('in custom SQL', () => {
-    // the columns both engines show alike: ClickHouse shows a boolean as 1/0 and a datetime as its stored epoch ms
+    // datetime and boolean columns on both engines: test/server/sql.test.ts
     it('reads a dimension table by name', async () => {
       const table = { table: 'shop_sql', relations: ['shop_id'], columns: { shop_id: 'string', rank: 'number', open: 'boolean', opened: 'datetime', tags: 'array<string>' } }
       const rows = [{ shop_id: 's1', rank: 1.5, open: true, opened: '2024-03-01 09:30:15.250', tags: ['a', 'b'] }, { shop_id: 's2', rank: 2, open: false, opened: '2024-03-02', tags: ['c'] }]

@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { funnelThreadState } from '../../src-main/domain/analysis/funnelThreads'
 import { EVENT_ORDER } from '../../src-main/domain/ingest/sql'
+import type { TestClickHouse } from '../helpers/clickhouse'
+import { clickhouseProject, ENGINES, useEngine, type Engine, type Project } from '../helpers/engines'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 
@@ -15,26 +17,45 @@ import { startTestServer, type TestServer } from '../helpers/server'
  * straight into the warehouse, each with 33 rounds of view, cart, pay one second apart from
  * 00:00:00 that day (99 events each, about 1M in all: two parts, funnelFollow.ts). Funnel view -> cart -> pay over that day:
  * every user reaches the last step, on the day and over the range: USERS + 1 at each step; each
- * step follows the previous one after 1 s (the medians).
+ * step follows the previous one after 1 s (the medians). Both engines: on ClickHouse the server
+ * reads the candidate events and the same threads follow them, so the answers and the thread
+ * counts are the same.
  */
 
 const USERS = 10_000
 const steps = ['view', 'cart', 'pay'].map((e) => ({ expression: `event.${e}` }))
 const body = { crowds: ['$ALL'], steps, fromDate: '2024-03-01', toDate: '2024-03-01', useCache: false }
 
-async function bigProject(s: TestServer): Promise<{ appKey: string; token: string }> {
-  const p = await newProject(s, 'big', 'UTC')
+/** The rows of the big project, written straight into its warehouse in the engine's own SQL. */
+function bigRows(engine: Engine, first: number): string[] {
+  if (engine === 'duckdb') {
+    return [
+      `INSERT INTO user_ids SELECT 'u' || i, i FROM range(${first}, ${first + USERS}) r(i)`,
+      `INSERT INTO profile_vd (distinct_id, xwho) SELECT i, 'u' || i FROM range(${first}, ${first + USERS}) r(i)`,
+      `INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds)
+      SELECT u AS distinct_id, 'u' || u AS xwho, ['view', 'cart', 'pay'][1 + k % 3] AS xwhat, TIMESTAMPTZ '2024-03-01 00:00:00+00' + to_seconds(k) AS xwhen, 20240301 AS ds
+      FROM range(${first}, ${first + USERS}) a(u), range(0, 99) b(k) ORDER BY ${EVENT_ORDER}`,
+    ]
+  }
+  // ClickHouse: xwhen in epoch ms; a MergeTree sorts its rows by (xwho, xwhen) itself
+  const users = `(SELECT toInt64(number) AS u FROM numbers(${first}, ${USERS}))`
+  return [
+    `INSERT INTO user_ids SELECT concat('u', toString(u)), u FROM ${users}`,
+    `INSERT INTO profile_vd (distinct_id, xwho) SELECT u, concat('u', toString(u)) FROM ${users}`,
+    `INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds)
+      SELECT u, concat('u', toString(u)), arrayElement(['view', 'cart', 'pay'], 1 + k % 3), toInt64(${Date.UTC(2024, 2, 1)} + k * 1000), 20240301
+      FROM ${users} CROSS JOIN (SELECT toInt64(number) AS k FROM numbers(99))`,
+  ]
+}
+
+async function bigProject(s: TestServer, ch: TestClickHouse | null, appKey: string): Promise<Project> {
+  const p = ch ? await clickhouseProject(s, ch, appKey, 'UTC') : await newProject(s, appKey, 'UTC')
   const rec = (xwhat: string, second: number) => JSON.stringify({ xwho: 'seed', xwhat, xwhen: Date.parse(`2024-03-01T10:00:0${second}Z`), xcontext: {} })
   const job = await importAndWait(s, p, { path: fixture('seed.jsonl', [rec('view', 0), rec('cart', 1), rec('pay', 2)].join('\n')) })
   expect(job.state).toBe('succeeded')
-  await s.app.ctx.warehouse.withConnection('big', 'UTC', async (conn) => {
+  await s.app.ctx.warehouse.withConnection(appKey, 'UTC', async (conn) => {
     const [{ seed }] = await conn.query<{ seed: bigint }>('SELECT max(distinct_id) AS seed FROM user_ids')
-    const first = Number(seed) + 1
-    await conn.run(`INSERT INTO user_ids SELECT 'u' || i, i FROM range(${first}, ${first + USERS}) r(i)`)
-    await conn.run(`INSERT INTO profile_vd (distinct_id, xwho) SELECT i, 'u' || i FROM range(${first}, ${first + USERS}) r(i)`)
-    await conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds)
-      SELECT u AS distinct_id, 'u' || u AS xwho, ['view', 'cart', 'pay'][1 + k % 3] AS xwhat, TIMESTAMPTZ '2024-03-01 00:00:00+00' + to_seconds(k) AS xwhen, 20240301 AS ds
-      FROM range(${first}, ${first + USERS}) a(u), range(0, 99) b(k) ORDER BY ${EVENT_ORDER}`)
+    for (const sql of bigRows(ch ? 'clickhouse' : 'duckdb', Number(seed) + 1)) await conn.run(sql)
   })
   return p
 }
@@ -52,14 +73,14 @@ function expectAllConverted(res: { status: number; body: any }): void {
   ])
 }
 
-describe('funnel threads', () => {
+describe.each(ENGINES)('funnel threads, on %s', (engine) => {
+  const host = useEngine(engine, { memoryLimit: '1GB' })
   let s: TestServer
-  let p: { appKey: string; token: string }
+  let p: Project
   beforeAll(async () => {
-    s = await startTestServer({ memoryLimit: '1GB' })
-    p = await bigProject(s)
+    s = host.server
+    p = await bigProject(s, host.clickhouse, 'big')
   }, 240_000)
-  afterAll(() => s.stop())
 
   it('/health answers while a thread follows a big funnel, whose answer is exact', async () => {
     let answered = false
@@ -81,7 +102,7 @@ describe('funnel threads', () => {
   it('gives the same answer on one thread, which the app stops when it closes', async () => {
     const one = await startTestServer({ memoryLimit: '1GB', analysisThreads: 1 })
     try {
-      const q = await bigProject(one)
+      const q = await bigProject(one, host.clickhouse, 'bigone')
       expect(funnelThreadState(one.app.ctx).started).toBe(0)
       expectAllConverted(await one.call('POST', '/uba/api/funnels/analyze', { headers: q, body }))
       expect(funnelThreadState(one.app.ctx)).toEqual({ started: 1, following: 0 })

@@ -66,12 +66,47 @@ describe.each(ENGINES)('sample data, on %s', (engine) => {
       expect(job.rejected).toEqual([])
     })
 
-    // ClickHouse: slower, not wrong. The rows are generated in a local DuckDB and shipped over HTTP through staging
-    // tables attached per partition; at load average 20-22 on the shared 2 cores that took 20.4 s and 24.1 s
-    // (DuckDB's stayed under the bound in the same runs). The sample's speed is issue 23's (sample23).
+    // ClickHouse: slower, not wrong. The rows are generated in a local DuckDB (this very generation) and shipped
+    // over HTTP through staging tables attached per partition: at load average 20-22 on the shared 2 cores that
+    // took 20.4 s and 24.1 s. Measured at load ~14 (4 runs each): DuckDB 0.9-2.6 s; ClickHouse 5.2-7.9 s, of
+    // which ~1.5 s were 56 one-column ALTERs (now one per table: 3.9-5.3 s), the rest the local generation,
+    // reading the rows back and writing them as text (~1.5 s of CPU) and ~20 staging requests. A wall-clock bound
+    // on a shared machine says little there; what keeps it fast is below: the rows go in bulk, whatever the size.
     it.skipIf(engine === 'clickhouse')('stays fast for 1,000 users over 14 days', () => {
       expect(seconds).toBeLessThan(20)
     })
+
+    it.runIf(engine === 'clickhouse')('ships a sample in the same few inserts whatever its size: the rows go in bulk', async () => {
+      const inserts = async (appKey: string, users: number) => {
+        const p = await newProject(appKey)
+        const sent: string[] = []
+        const original = globalThis.fetch
+        // the app's requests to the project's database, as the server gets them (a bulk insert names its statement in the URL)
+        globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+          const target = new URL(String(input instanceof Request ? input.url : input))
+          if (target.origin === host.clickhouse!.url && target.searchParams.get('database') === `uba_${appKey}`) {
+            sent.push(typeof init?.body === 'string' ? init.body : String(target.searchParams.get('query')))
+          }
+          return original(input, init)
+        }) as typeof fetch
+        try {
+          const res = await s.call('POST', '/uba/api/import/sample', { headers: p, body: { ...SMALL, users } })
+          const { job } = await finished(p, res.body.id)
+          expect(job.state).toBe('succeeded')
+          return { inserts: sent.filter((x) => /^\s*INSERT\b/i.test(x)).length, alters: sent.filter((x) => /^\s*ALTER TABLE `(event|profile)_vd` ADD COLUMN/i.test(x)).length, events: job.result.eventsWritten }
+        } finally {
+          globalThis.fetch = original
+        }
+      }
+      const few = await inserts('smallfew', 100)
+      const many = await inserts('smallmany', 1000)
+      // ten times the users, about ten times the events, the same inserts: staged events, ids, profiles, the job's record
+      expect(many.events).toBeGreaterThan(5 * few.events)
+      expect(many.inserts).toBe(few.inserts)
+      expect(many.inserts).toBeLessThanOrEqual(6)
+      // the property columns: one ALTER per table
+      expect(many.alters).toBe(2)
+    }, 120_000)
 
     it('covers exactly the 14 days up to endDate, as the project overview shows', async () => {
       const overview = await s.call('GET', '/uba/api/project', { headers: project })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setSetting } from '../../src-main/domain/platform/settings'
+import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import { fixture, importAndWait, newProject } from '../helpers/ingest'
 import { startTestServer, type TestServer } from '../helpers/server'
 
@@ -200,5 +201,102 @@ describe('POST /uba/api/sql/export', () => {
     const res = await s.call('POST', '/uba/api/sql/export', { headers: app, body: { sql: "SELECT 'x'::INTEGER", format: 'json' } })
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ code: 400, data: ['sql'] })
+  })
+})
+
+/*
+ * The same custom SQL on both engines gives the same answer for stored datetimes and booleans:
+ * ClickHouse stores xwhen and datetime properties as Int64 epoch ms and booleans as UInt8, and
+ * shows a column that is one of them (a bare reference, aliased, under min/max, or through *) as
+ * DuckDB does (docs/clickhouse.md, "Custom SQL: datetimes and booleans"). Project in Asia/Shanghai
+ * (UTC+8): xwhen shows the local time there; a datetime property shows its wall clock as loaded.
+ */
+describe.each(ENGINES)('custom SQL datetimes and booleans, on %s', (engine) => {
+  const host = useEngine(engine)
+  let p: Project
+  const ev = (xwho: string, xwhat: string, xwhen: number, xcontext: Record<string, unknown>) => JSON.stringify({ xwho, xwhat, xwhen, xcontext })
+
+  beforeAll(async () => {
+    p = await host.project('sqltypes', 'Asia/Shanghai')
+    const events = [
+      ev('u1', 'pay', Date.UTC(2024, 0, 1, 16, 30, 0, 123), { $platform: 'iOS', paid_at: '2024-03-01 09:30:15.250', vip: true }),
+      ev('u2', 'pay', Date.UTC(2024, 0, 2, 1, 0, 0), { $platform: 'Android', paid_at: '2024-03-02 10:00:00', vip: false }),
+      ev('u3', 'view', Date.UTC(2024, 0, 2, 2, 0, 0), { $platform: 'iOS' }),
+      ev('u1', '$profile_set', Date.UTC(2024, 0, 1), { signup: '2023-12-31 23:59:59', member: true }),
+    ]
+    const job = await importAndWait(host.server, p, { path: fixture('sqltypes.jsonl', events.join('\n')) })
+    expect(job).toMatchObject({ state: 'succeeded', rowsRejected: 0 })
+  })
+
+  const run = async (path: string, sql: string, format?: string) => {
+    const res = await fetch(host.server.url + path, { method: 'POST', headers: { ...p, 'content-type': 'application/json' }, body: JSON.stringify(format ? { sql, format } : { sql }) })
+    const text = await res.text()
+    expect(res.status, text).toBe(200)
+    return text
+  }
+  const json = async (sql: string) => JSON.parse(await run('/uba/api/sql/query', sql, 'json'))
+
+  const EVENTS = 'SELECT xwho, xwhen, "$platform", paid_at, vip FROM event_vd ORDER BY xwhen'
+
+  it('shows xwhen in the project zone, a datetime property as loaded, booleans as true/false, NULL as null', async () => {
+    expect(await json(EVENTS)).toEqual([
+      { xwho: 'u1', xwhen: '2024-01-02 00:30:00.123', $platform: 'iOS', paid_at: '2024-03-01 09:30:15.250', vip: true },
+      { xwho: 'u2', xwhen: '2024-01-02 09:00:00', $platform: 'Android', paid_at: '2024-03-02 10:00:00', vip: false },
+      { xwho: 'u3', xwhen: '2024-01-02 10:00:00', $platform: 'iOS', paid_at: null, vip: null },
+    ])
+  })
+
+  it('writes the same CSV on the query and export endpoints, and the same JSON lines', async () => {
+    const csv =
+      'xwho,xwhen,$platform,paid_at,vip\r\n' +
+      'u1,2024-01-02 00:30:00.123,iOS,2024-03-01 09:30:15.250,true\r\n' +
+      'u2,2024-01-02 09:00:00,Android,2024-03-02 10:00:00,false\r\n' +
+      'u3,2024-01-02 10:00:00,iOS,,\r\n'
+    expect(await run('/uba/api/sql/query', EVENTS)).toBe(csv)
+    expect(await run('/uba/api/sql/export', EVENTS)).toBe(csv)
+    expect((await run('/uba/api/sql/export', EVENTS, 'json')).split('\n')[1]).toBe(
+      '{"xwho":"u2","xwhen":"2024-01-02 09:00:00","$platform":"Android","paid_at":"2024-03-02 10:00:00","vip":false}',
+    )
+  })
+
+  it('converts qualified and aliased references, min/max of them, profile columns, joins, subqueries and UNION ALL', async () => {
+    expect(await json('SELECT e.xwhen AS t, e.vip v, e.paid_at FROM event_vd AS e WHERE e.vip IS NOT NULL ORDER BY t')).toEqual([
+      { t: '2024-01-02 00:30:00.123', v: true, paid_at: '2024-03-01 09:30:15.250' },
+      { t: '2024-01-02 09:00:00', v: false, paid_at: '2024-03-02 10:00:00' },
+    ])
+    expect(await json('SELECT max(xwhen) AS last, min(paid_at) AS first_paid, max(vip) AS some_vip FROM event_vd')).toEqual([
+      { last: '2024-01-02 10:00:00', first_paid: '2024-03-01 09:30:15.250', some_vip: true },
+    ])
+    expect(await json('SELECT xwho, signup, member FROM profile_vd')).toEqual([{ xwho: 'u1', signup: '2023-12-31 23:59:59', member: true }])
+    expect(await json(`SELECT e.xwho, e.xwhen, p.signup, p.member FROM event_vd e JOIN profile_vd p ON p.distinct_id = e.distinct_id ORDER BY e.xwhen`)).toEqual([
+      { xwho: 'u1', xwhen: '2024-01-02 00:30:00.123', signup: '2023-12-31 23:59:59', member: true },
+    ])
+    expect(await json("SELECT t, v FROM (SELECT e.xwhen AS t, vip AS v FROM event_vd e WHERE xwho = 'u2') AS s")).toEqual([{ t: '2024-01-02 09:00:00', v: false }])
+    const union = await json("SELECT xwhen AS t, vip FROM event_vd WHERE xwho = 'u1' UNION ALL SELECT xwhen, vip FROM event_vd WHERE xwho = 'u2'")
+    expect(union.sort((a: { t: string }, b: { t: string }) => a.t.localeCompare(b.t))).toEqual([
+      { t: '2024-01-02 00:30:00.123', vip: true },
+      { t: '2024-01-02 09:00:00', vip: false },
+    ])
+  })
+
+  it('converts the columns * brings, of events, of a join and of a dimension table', async () => {
+    const u2 = { distinct_id: 2, xwho: 'u2', xwhat: 'pay', xwhen: '2024-01-02 09:00:00', ds: 20240102, $platform: 'Android', paid_at: '2024-03-02 10:00:00', vip: false }
+    expect(await json("SELECT * FROM event_vd WHERE xwho = 'u2'")).toEqual([u2])
+    expect(await json("SELECT e.*, p.signup FROM event_vd AS e LEFT JOIN profile_vd AS p ON p.distinct_id = e.distinct_id WHERE e.xwho = 'u2'")).toEqual([{ ...u2, signup: null }])
+    const shops = { table: 'shops', relations: ['shop_id'], columns: { shop_id: 'string', open: 'boolean', opened: 'datetime' } }
+    const rows = [{ shop_id: 's1', open: true, opened: '2024-03-01 09:30:15.250' }, { shop_id: 's2', open: null, opened: null }, { shop_id: 's3', open: false, opened: '1970-01-01 00:00:00' }]
+    expect((await host.server.call('POST', '/uba/api/project/dimensions', { headers: p, body: { ...shops, rows } })).body).toEqual({ success: 0 })
+    expect(await run('/uba/api/sql/query', 'SELECT * FROM shops ORDER BY shop_id')).toBe('shop_id,open,opened\r\ns1,true,2024-03-01 09:30:15.250\r\ns2,,\r\ns3,false,1970-01-01 00:00:00\r\n')
+  })
+
+  it('leaves a computed value, or another column under a datetime name, a number', async () => {
+    // epoch ms of xwhen, each engine's way (DuckDB has no TIMESTAMPTZ + 0)
+    const ms = host.engine === 'clickhouse' ? 'xwhen + 0' : 'epoch_ms(xwhen)'
+    const u1 = "FROM event_vd WHERE xwho = 'u1' AND xwhat = 'pay'"
+    // a boolean made text is the engine's text of it: ClickHouse's is the stored 1
+    expect(await json(`SELECT ${ms} AS n, CAST(vip AS String) AS v ${u1}`)).toEqual([{ n: Date.UTC(2024, 0, 1, 16, 30, 0, 123), v: host.engine === 'clickhouse' ? '1' : 'true' }])
+    expect(await json(`SELECT distinct_id AS xwhen ${u1}`)).toEqual([{ xwhen: 1 }])
+    // a ClickHouse alias holds in the whole query, so the second xwhen is distinct_id there too
+    if (host.engine === 'clickhouse') expect(await json(`SELECT distinct_id AS xwhen, xwhen AS t ${u1}`)).toEqual([{ xwhen: 1, t: 1 }])
   })
 })

@@ -1,6 +1,7 @@
 import type { CustomSqlColumn } from '../../parts/customSql'
 import type { ResultTextPart } from '../../parts/resultText'
 import { quoteString } from '../literal'
+import type { Shown } from '../shownColumns'
 import { millisText, seconds, zoneLiteral } from '../zone'
 
 /**
@@ -8,7 +9,8 @@ import { millisText, seconds, zoneLiteral } from '../zone'
  * parts/resultText.ts). 18.16 has no JSON writer (toJSONString, formatRow are current-only), so
  * JSON text is assembled here: strings escaped by replaceAll, lists and tuples element by element.
  * A DateTime without its own zone is an instant and shows in the project's zone; one with a zone
- * (a datetime property: the wall clock labelled UTC) shows in its zone.
+ * (a datetime property: the wall clock labelled UTC) shows in its zone. A column marked `shown`
+ * (shownColumns.ts) holds a stored xwhen, datetime or boolean and is shown as DuckDB shows it.
  */
 
 const MAX_SAFE = '9007199254740991'
@@ -76,6 +78,32 @@ export function resultText(timeZone: string): ResultTextPart {
     return base.includes("'") ? `toString(${c})` : `toString(${c}, ${z})`
   }
 
+  /**
+   * A stored value (not NULL) as DuckDB shows its type: epoch ms as `yyyy-MM-dd HH:mm:ss[.SSS]`
+   * (xwhen in the project's zone, a datetime's wall clock as stored), a boolean as true/false.
+   */
+  function shownText(c: string, shown: Shown): string {
+    if (shown === 'boolean') return `if(${c} != 0, 'true', 'false')`
+    const zone = shown === 'instant' ? z : "'UTC'"
+    // 18.16 writes DateTime 0 as 0000-00-00 00:00:00: that second is second 1's text ending in 0
+    const text = `if(intDiv(${c}, 1000) = 0, concat(substring(toString(toDateTime(1), ${zone}), 1, 18), '0'), toString(${seconds(c)}, ${zone}))`
+    return `concat(${text}, if(${c} % 1000 = 0, '', concat('.', ${millisText(c)})))`
+  }
+
+  /** A marked column as JSON text: a datetime as a string, a boolean as true/false. */
+  function shownJson(c: string, type: string, shown: Shown): string {
+    const { nullable } = unwrap(type)
+    const v = nullable ? `assumeNotNull(${c})` : c
+    const text = shown === 'boolean' ? shownText(v, shown) : `concat('"', ${shownText(v, shown)}, '"')`
+    return nullable ? `if(isNull(${c}), 'null', ${text})` : text
+  }
+
+  /** A marked column as a CSV field (its text never needs quotes); NULL an empty field. */
+  function shownField(c: string, type: string, shown: Shown): string {
+    const { nullable } = unwrap(type)
+    return nullable ? `if(isNull(${c}), '', ${shownText(`assumeNotNull(${c})`, shown)})` : shownText(c, shown)
+  }
+
   /** A non-NULL value as JSON text. */
   function json(c: string, type: string, depth = 0): string {
     const { base, nullable } = unwrap(type)
@@ -120,16 +148,25 @@ export function resultText(timeZone: string): ResultTextPart {
 
   const name = (c: CustomSqlColumn) => `\`${c.name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``
   const typeOf = (c: CustomSqlColumn) => String((c.type as { clickhouse?: string }).clickhouse ?? 'String')
+  const shownOf = (c: CustomSqlColumn) => (c.type as { shown?: Shown }).shown
+  const jsonValue = (c: CustomSqlColumn) => {
+    const shown = shownOf(c)
+    return shown ? shownJson(name(c), typeOf(c), shown) : json(name(c), typeOf(c))
+  }
+  const field = (c: CustomSqlColumn) => {
+    const shown = shownOf(c)
+    return shown ? shownField(name(c), typeOf(c), shown) : csvField(name(c), typeOf(c))
+  }
 
   return {
     // keys are JSON-escaped here and printed as literals: nothing of a key reaches SQL unquoted
     resultLines(inner, columns, format, keys) {
       const source = `(\n${inner}\n) AS q`
       if (format === 'json') {
-        const pairs = columns.map((c, i) => `${quoteString(`${JSON.stringify(keys[i])}:`)}, ${json(name(c), typeOf(c))}`)
+        const pairs = columns.map((c, i) => `${quoteString(`${JSON.stringify(keys[i])}:`)}, ${jsonValue(c)}`)
         return { sql: `SELECT concat('{', ${pairs.join(", ',', ")}, '}') AS line FROM ${source}`, values: [] }
       }
-      const fields = columns.map((c) => csvField(name(c), typeOf(c)))
+      const fields = columns.map(field)
       return { sql: `SELECT concat(${fields.length === 1 ? `${fields[0]}, ''` : fields.join(", ',', ")}) AS line FROM ${source}`, values: [] }
     },
     // an instant of epoch milliseconds (the sequence export's e.xwhen), in the project's zone
