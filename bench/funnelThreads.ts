@@ -7,7 +7,8 @@ import { usage, type Usage } from './usage'
 
 type Post = (path: string, body: object, dated?: boolean) => () => Promise<void>
 
-const RUNS = 5
+/** BENCH_THREADS_RUNS: fewer on a loaded machine (a 40M funnel takes seconds of CPU a run). */
+const RUNS = Number(process.env.BENCH_THREADS_RUNS ?? 5)
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`

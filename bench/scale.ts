@@ -3,6 +3,8 @@
 // and its RSS sampled during the runs, printed as one table; then each analysis's growth from size to
 // size. At the largest size the funnel runs with 1 and 2 threads while /health is polled.
 // Each size's project is opened in turn (10M and up from bench/.cache or BENCH_CACHE, built the first time).
+// On a loaded machine: BENCH_SCALE_RUNS=1 measures one run after the warm one, BENCH_SCALE_HAND=0 leaves the
+// hand-written queries out (at 40M its funnel takes a minute a run), BENCH_SCALE_THREADS=0 the 1-vs-2 threads.
 import { openAnalysisData, type AnalysisData } from './analysisData'
 import { benchFunnelThreads } from './funnelThreads'
 import { loadAverage, medianUsage, type Usage } from './usage'
@@ -40,6 +42,8 @@ const CASES: { label: string; goal: number; body: (post: Post) => () => Promise<
 
 const line = (cells: string[]) => `| ${cells.join(' | ')} |`
 const mb = (u: Usage) => u.rssMb.toFixed(0)
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 3)
+const HAND = process.env.BENCH_SCALE_HAND !== '0'
 
 export async function benchScale(sizes: number[], poster: (data: AnalysisData) => Post): Promise<void> {
   // by analysis, then size
@@ -54,12 +58,13 @@ export async function benchScale(sizes: number[], poster: (data: AnalysisData) =
       // the product's runs first, then the hand-written ones: the RSS sampled during the product's
       // runs holds no pages the hand-written queries' database read
       const ours: (Usage & { spread: string })[] = []
-      for (const c of CASES) ours.push(await medianUsage(c.body(post)))
+      for (const c of CASES) ours.push(await medianUsage(c.body(post), RUNS))
       for (const [i, c] of CASES.entries()) {
-        const hand = await medianUsage(data.hand[c.hand])
+        const hand = HAND ? await medianUsage(data.hand[c.hand], RUNS) : null
         const u = ours[i]
         const goal = events === 40_000_000 ? ` (goal <= ${c.goal})` : ''
-        const row = line([c.label, `${events / 1e6}M`, `${u.ms.toFixed(0)}${goal}`, u.spread, (u.cpu / 1000).toFixed(1), mb(u), hand.ms.toFixed(0), (hand.cpu / 1000).toFixed(1), (u.ms / hand.ms).toFixed(2)])
+        const handCells = hand ? [hand.ms.toFixed(0), (hand.cpu / 1000).toFixed(1), (u.ms / hand.ms).toFixed(2)] : ['-', '-', '-']
+        const row = line([c.label, `${events / 1e6}M`, `${u.ms.toFixed(0)}${goal}`, u.spread, (u.cpu / 1000).toFixed(1), mb(u), ...handCells])
         console.log(row)
         rows[i].push(row)
         product[i].push(u.ms)
