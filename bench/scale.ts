@@ -48,7 +48,7 @@ const HAND = process.env.BENCH_SCALE_HAND !== '0'
 export async function benchScale(sizes: number[], poster: (data: AnalysisData) => Post): Promise<void> {
   // by analysis, then size
   const rows = CASES.map((): string[] => [])
-  const product = CASES.map((): number[] => [])
+  const product = CASES.map((): Usage[] => [])
   const largest = Math.max(...sizes)
   for (const events of sizes) {
     const data = await openAnalysisData(events)
@@ -67,7 +67,7 @@ export async function benchScale(sizes: number[], poster: (data: AnalysisData) =
         const row = line([c.label, `${events / 1e6}M`, `${u.ms.toFixed(0)}${goal}`, u.spread, (u.cpu / 1000).toFixed(1), mb(u), ...handCells])
         console.log(row)
         rows[i].push(row)
-        product[i].push(u.ms)
+        product[i].push(u)
       }
       if (events === largest && process.env.BENCH_SCALE_THREADS !== '0') await benchFunnelThreads(data.app, post)
       console.log(`load after ${events / 1e6}M: ${loadAverage()}`)
@@ -77,12 +77,13 @@ export async function benchScale(sizes: number[], poster: (data: AnalysisData) =
   }
   const head = ['Analysis', 'Events', 'Product ms', 'Spread ms', 'CPU s', 'RSS peak MB', 'Hand-written DuckDB ms', 'Hand CPU s', 'Ratio']
   console.log(['', line(head), line(head.map(() => '---')), ...rows.flat()].join('\n'))
-  // growth from size to size next to the events' own growth (1.0 = linear in the events)
+  // growth from size to size next to the events' own growth (1.0 = linear in the events), in wall
+  // and in CPU time: on a loaded machine the wall time says more about the load than the analysis
   for (const [i, c] of CASES.entries()) {
     const steps = sizes.slice(1).map((events, k) => {
-      const grew = product[i][k + 1] / product[i][k]
       const more = events / sizes[k]
-      return `${sizes[k] / 1e6}M -> ${events / 1e6}M x${grew.toFixed(1)} for x${more} events (${(grew / more).toFixed(2)} of linear)`
+      const grew = (key: 'ms' | 'cpu') => product[i][k + 1][key] / product[i][k][key]
+      return `${sizes[k] / 1e6}M -> ${events / 1e6}M for x${more} events: wall x${grew('ms').toFixed(1)}, CPU x${grew('cpu').toFixed(1)} (${(grew('cpu') / more).toFixed(2)} of linear)`
     })
     console.log(`scaling, ${c.label.padEnd(30)} ${steps.join('; ')}`)
   }
