@@ -34,7 +34,7 @@ export function poster(data: AnalysisData) {
 
 export async function benchAnalysis(): Promise<void> {
   // BENCH_SCALE=1000000,10000000,40000000: the four analyses at each size, as a table, alone
-  if (process.env.BENCH_SCALE) return benchScale(process.env.BENCH_SCALE.split(',').map(Number), median3, poster)
+  if (process.env.BENCH_SCALE) return benchScale(process.env.BENCH_SCALE.split(',').map(Number), poster)
   const data = await openAnalysisData(EVENTS)
   try {
     const { app, project, hand } = data

@@ -3,16 +3,18 @@
 // latency of /health polled back to back while each funnel runs (goal: at most 50 ms). Medians of 5
 // warm runs with their spread (min-max): on a shared machine one run says little.
 import type { RunningApp } from '../src-main/app'
+import { usage, type Usage } from './usage'
 
 type Post = (path: string, body: object, dated?: boolean) => () => Promise<void>
 
-const RUNS = 5
+/** BENCH_THREADS_RUNS: fewer on a loaded machine (a 40M funnel takes seconds of CPU a run). */
+const RUNS = Number(process.env.BENCH_THREADS_RUNS ?? 5)
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`
 
-/** Runs `work` while /health is asked back to back; resolves to the work's ms and every /health latency. */
-async function withHealthPolls(app: RunningApp, work: () => Promise<void>): Promise<{ ms: number; health: number[] }> {
+/** Runs `work` while /health is asked back to back; resolves to the work's ms, CPU and RSS peak (usage.ts) and every /health latency. */
+async function withHealthPolls(app: RunningApp, work: () => Promise<void>): Promise<Usage & { health: number[] }> {
   const health: number[] = []
   let done = false
   const polling = (async () => {
@@ -23,11 +25,9 @@ async function withHealthPolls(app: RunningApp, work: () => Promise<void>): Prom
       health.push(performance.now() - t)
     }
   })()
-  const t = performance.now()
-  await work().finally(() => (done = true))
-  const ms = performance.now() - t
+  const used = await usage(work).finally(() => (done = true))
   await polling
-  return { ms, health }
+  return { ...used, health }
 }
 
 export async function benchFunnelThreads(app: RunningApp, post: Post, only?: string): Promise<void> {
@@ -37,6 +37,8 @@ export async function benchFunnelThreads(app: RunningApp, post: Post, only?: str
   const funnel = post('/uba/api/funnels/analyze', { steps: ['view', 'cart', 'checkout', 'pay'].map((e) => ({ expression: `event.${e}` })), convertTime: 7, convertTimeUnit: 'DAY' })
   const times = new Map<number, number[]>([[1, []], [2, []]])
   const health = new Map<number, number[]>([[1, []], [2, []]])
+  const cpu = new Map<number, number[]>([[1, []], [2, []]])
+  const rss = new Map<number, number>([[1, 0], [2, 0]])
   const chosen = app.ctx.analysisThreads
   try {
     for (const threads of [1, 2]) {
@@ -49,6 +51,8 @@ export async function benchFunnelThreads(app: RunningApp, post: Post, only?: str
         const run = await withHealthPolls(app, funnel)
         times.get(threads)!.push(run.ms)
         health.get(threads)!.push(...run.health)
+        cpu.get(threads)!.push(run.cpu)
+        rss.set(threads, Math.max(rss.get(threads)!, run.rssMb))
       }
     }
   } finally {
@@ -59,7 +63,7 @@ export async function benchFunnelThreads(app: RunningApp, post: Post, only?: str
     const polls = health.get(threads)!.sort((a, b) => a - b)
     const p95 = polls[Math.min(polls.length - 1, Math.floor(polls.length * 0.95))]
     console.log(
-      `${labels[threads - 1].padEnd(34)} ${median(ms).toFixed(0).padStart(6)} ms (spread ${spread(ms)} ms)   /health during it: ${polls.length} polls, median ${median(polls).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${polls[polls.length - 1].toFixed(1)} ms (goal <= 50)`,
+      `${labels[threads - 1].padEnd(34)} ${median(ms).toFixed(0).padStart(6)} ms (spread ${spread(ms)} ms, CPU ${(median(cpu.get(threads)!) / 1000).toFixed(1)} s, RSS peak ${rss.get(threads)!.toFixed(0)} MB)   /health during it: ${polls.length} polls, p50 ${median(polls).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${polls[polls.length - 1].toFixed(1)} ms (goal <= 50)`,
     )
   }
   console.log(`funnel, 2 threads over 1              speed-up ${(median(times.get(1)!) / median(times.get(2)!)).toFixed(2)}x`)
