@@ -5,16 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { ClickHouseError, EngineUnavailableError } from '../../src-main/warehouse/clickhouse/errors'
 import { clickhouseAvailable, READER, SETTINGS_READER, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
-
-/** Rejects the promise's error, or fails when it resolves. */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a failure')
-}
+import { closedPort, failure } from '../helpers/failures'
 
 /** Waits until the server lists the query as running. */
 async function running(client: ClickHouseClient, queryId: string): Promise<void> {
@@ -25,15 +16,6 @@ async function running(client: ClickHouseClient, queryId: string): Promise<void>
     if (Date.now() > deadline) throw new Error(`query ${queryId} never showed up`)
     await new Promise((r) => setTimeout(r, 20))
   }
-}
-
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  const port = (srv.address() as AddressInfo).port
-  await new Promise((r) => srv.close(r))
-  return port
 }
 
 const LONG = 'SELECT count() FROM numbers(100000000000)'

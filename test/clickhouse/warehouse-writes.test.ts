@@ -7,6 +7,7 @@ import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { ClickHouseWarehouses, type ClickHouseWarehouse } from '../../src-main/warehouse/clickhouse'
 import { engineFailure } from '../../src-main/warehouse/errors'
 import { clickhouseAvailable, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { failure } from '../helpers/failures'
 
 const ZONE = 'Asia/Shanghai'
 const EVENT: AppendType[] = ['bigint', 'string', 'string', 'datetime', 'integer']
@@ -19,15 +20,6 @@ function events(n: number, ds: number, who = 'u'): unknown[][] {
     const day = new Date(start + i * 86_400_000)
     return [BigInt(i), `${who}${i % 7}`, 'pay', BigInt(start + i * 86_400_000) * 1000n, day.getUTCFullYear() * 10000 + (day.getUTCMonth() + 1) * 100 + day.getUTCDate()]
   })
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a failure')
 }
 
 describe.skipIf(!clickhouseAvailable())('ClickHouse warehouse: writes all-or-nothing, interrupt, progress', () => {

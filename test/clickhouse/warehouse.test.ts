@@ -10,6 +10,7 @@ import { DuckDBWarehouses } from '../../src-main/warehouse/duckdb'
 import type { ValuePolicy } from '../../src-main/warehouse/values'
 import { engineFailure } from '../../src-main/warehouse/errors'
 import { clickhouseAvailable, READER, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
+import { failure } from '../helpers/failures'
 
 const ZONE = 'America/New_York'
 const PROPERTIES = [
@@ -19,14 +20,6 @@ const PROPERTIES = [
   { id: 'seen_at', dataType: 'datetime' },
   { id: 'tags', dataType: 'array<string>' },
 ] as const
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a failure')
-}
 
 const TYPES: AppendType[] = ['bigint', 'string', 'string', 'datetime', 'integer', 'number', 'string', 'boolean', 'datetime', 'array<string>']
 

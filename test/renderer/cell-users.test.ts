@@ -1,35 +1,22 @@
 import { readFileSync } from 'node:fs'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import { describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
 import { answerOf, openCharts, pick, ready, shot } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 30 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+const ui = useBrowserTest({ sample: { users: 300, days: 30 } })
 
 const cellOf = (page: import('playwright-core').Page, r: number, col: number) => page.locator('[data-testid=result-table] tbody tr').nth(r).locator('th, td').nth(col)
 const count = async (page: import('playwright-core').Page) => Number((await page.getByTestId('cell-count').textContent())?.replace(/,/g, ''))
 
 describe('the users behind a number of the funnel and retention tables', () => {
   it('a funnel step’s dropped-off users: the same count as the table, each a link to People, saved as a cohort of exactly them', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Funnels' }).click()
     await pick(page, 'step-0-event', 'view product', 'View product')
     await pick(page, 'step-1-event', 'add to cart', 'Add to cart')
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/funnels/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/funnels/analyze')
     const [entered, carted] = api.rows[0].stepsDetail.map((s: any) => s.convertedUser[0])
     expect(entered).toBeGreaterThan(carted)
 
@@ -59,12 +46,12 @@ describe('the users behind a number of the funnel and retention tables', () => {
     expect(await page.getByTestId('cell-saved').textContent()).toContain('Viewed, never carted')
     await shot(page, 'cell-users-funnel.png')
 
-    const cohorts = await server.call('GET', '/uba/api/cohort', { headers: server.project })
+    const cohorts = await ui.server.call('GET', '/uba/api/cohort', { headers: ui.server.project })
     const saved = cohorts.body.find((k: any) => k.name === 'Viewed, never carted')
     expect(saved).toMatchObject({ dynamic: 0, status: 'success', userNumber: entered - carted })
     // the same users as the panel lists, not only as many
-    const members = await server.call('POST', '/uba/api/cohort/users', { headers: server.project, body: { cohortCode: saved.code, properties: [], limit: 10000 } })
-    const listed = await server.call('POST', '/uba/api/funnels/users', { headers: server.project, body: { ...JSON.parse(c.requests.at(-1)!.postData()!), cell: { step: 0, outcome: 'dropped' }, pageSize: 10000, properties: [] } })
+    const members = await ui.server.call('POST', '/uba/api/cohort/users', { headers: ui.server.project, body: { cohortCode: saved.code, properties: [], limit: 10000 } })
+    const listed = await ui.server.call('POST', '/uba/api/funnels/users', { headers: ui.server.project, body: { ...JSON.parse(c.requests.at(-1)!.postData()!), cell: { step: 0, outcome: 'dropped' }, pageSize: 10000, properties: [] } })
     expect(members.body.users.map((u: any) => u.xwho)).toEqual(listed.body.users.map((u: any) => u.xwho))
 
     // the switch shows who did reach step 1 instead
@@ -76,13 +63,13 @@ describe('the users behind a number of the funnel and retention tables', () => {
   })
 
   it('a retention cell: who returned, and who did not, on day 1 of the first cohort day', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Retention' }).click()
     await pick(page, 'first-event', 'sign up', 'Sign up')
     await page.getByTestId('range-last7').click()
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/retentions/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/retentions/analyze')
     const row = api.rows[1]
     expect(row.totalPeople).toBeGreaterThan(0)
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import type { Browser, Request } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Request } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { emptyReported, recordReported } from '../../src-main/domain/schema/plan'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
-import type { TestServer } from '../helpers/server'
+import { RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { openCharts } from './chartsPage'
 
 /**
@@ -15,29 +15,24 @@ import { openCharts } from './chartsPage'
 const EVENTS = 20_000_000
 const USERS = 2_000_000
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest()
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const { appKey } = server.project
-  server.app.ctx.meta.prepare("UPDATE projects SET time_zone = 'UTC' WHERE app_key = ?").run(appKey)
-  await server.app.ctx.warehouse.withConnection(appKey, 'UTC', (conn) =>
+  const { appKey } = ui.server.project
+  ui.server.app.ctx.meta.prepare("UPDATE projects SET time_zone = 'UTC' WHERE app_key = ?").run(appKey)
+  await ui.server.app.ctx.warehouse.withConnection(appKey, 'UTC', (conn) =>
     conn.run(`INSERT INTO event_vd (distinct_id, xwho, xwhat, xwhen, ds)
       SELECT i % ${USERS}, 'u' || (i % ${USERS}), 'view', ts, CAST(strftime(ts AT TIME ZONE 'UTC', '%Y%m%d') AS INTEGER)
       FROM (SELECT i, to_timestamp(CAST(epoch(now()) AS BIGINT) - 86400 - i % (20 * 86400)) AS ts FROM range(${EVENTS}) r(i))`),
   )
   const reported = emptyReported()
   reported.events.set('view', { properties: new Set(), platforms: new Set() })
-  recordReported(server.app.ctx.meta, appKey, reported)
+  recordReported(ui.server.app.ctx.meta, appKey, reported)
 }, 180_000)
-
-afterAll(() => stop?.())
 
 describe('Charts: cancelling a long analysis', () => {
   it('shows Cancel while it computes; Cancel stops it on the server and the chart says so', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     const deletes: Request[] = []
     page.on('request', (r) => {
@@ -55,7 +50,7 @@ describe('Charts: cancelling a long analysis', () => {
     const analyzed = c.requests.at(-1)!
     expect(analyzed.url()).toContain(`runId=${runId}`)
     // the server's side: the run ended as cancelled, not finished
-    const progress = await server.call('GET', `/uba/api/analyses/${runId}/progress`, { headers: server.project })
+    const progress = await ui.server.call('GET', `/uba/api/analyses/${runId}/progress`, { headers: ui.server.project })
     expect(progress.body).toEqual({ state: 'cancelled' })
     await page.screenshot({ path: join(RESULTS, 'chart-cancelled.png'), fullPage: true })
     expect(c.problems).toEqual([])

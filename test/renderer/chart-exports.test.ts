@@ -1,40 +1,31 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { answerOf, daysBefore, openCharts, pick, raw, ready, today } from './chartsPage'
 
 /** A chart's exports read on their own, away from the screen: full dates, non-ASCII names intact. */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 60, days: 10 } })
 let timeZone: string
 const PAY = 'Paiement réussi · 支付'
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 60, days: 10 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-  timeZone = (await server.call('GET', '/uba/api/project', { headers: server.project })).body.timeZone
-  const renamed = await server.call('PUT', '/uba/api/schema/event?id=pay', { headers: server.project, body: { name: PAY } })
+  timeZone = (await ui.server.call('GET', '/uba/api/project', { headers: ui.server.project })).body.timeZone
+  const renamed = await ui.server.call('PUT', '/uba/api/schema/event?id=pay', { headers: ui.server.project, body: { name: PAY } })
   expect(renamed.status).toBe(200)
 }, 90_000)
 
-afterAll(() => stop?.())
-
 describe('Chart exports', () => {
   it('CSV: a byte-order mark, full dates as headers, the measure named in its own words', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'paiement', PAY)
     await page.getByTestId('range-last7').click()
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()])
     const bytes = readFileSync((await csv.path()) as string)
@@ -53,7 +44,7 @@ describe('Chart exports', () => {
   })
 
   it('PNG: twice the size of the chart, taller by a heading and the whole legend', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'paiement', PAY)
@@ -69,7 +60,7 @@ describe('Chart exports', () => {
     await ready(page)
     await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('NOT_NULL')
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
     // a line per city and measure, long names: more than one legend row holds, the screen's legend scrolls
     expect(api.rows.length * 2).toBeGreaterThan(10)
     const box = (await page.locator('.echart').boundingBox())!

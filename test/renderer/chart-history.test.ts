@@ -1,21 +1,10 @@
-import type { Browser, Page, Route } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page, Route } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 import { openCharts, pick, ready, shot } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 60, days: 14 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+const ui = useBrowserTest({ sample: { users: 60, days: 14 } })
 
 const historyLength = (page: Page) => page.evaluate<number>('history.length')
 /** The chart state the address holds (its `q`), decoded. */
@@ -30,7 +19,7 @@ async function addressSettles(page: Page, before: string, text: string): Promise
 
 describe('the chart address keeps one history entry per run', () => {
   it('adds the entry of an edit whose run is still being computed, and Back shows the chart before it', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     const initial = page.url()
@@ -63,7 +52,7 @@ describe('the chart address keeps one history entry per run', () => {
   })
 
   it('keeps the entry of a run when the next edit leaves the query incomplete for a while (a funnel step added, then picked)', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Funnels' }).click()
     await pick(page, 'step-0-event', 'view product', 'View product')

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 import { answerOf, openCharts, pick, ready, shot } from './chartsPage'
 
 /**
@@ -10,18 +10,7 @@ import { answerOf, openCharts, pick, ready, shot } from './chartsPage'
  * value, and the users listed are those the server lists for that cell.
  */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 30 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+const ui = useBrowserTest({ sample: { users: 300, days: 30 } })
 
 const count = async (page: Page) => Number((await page.getByTestId('cell-count').textContent())?.replace(/,/g, ''))
 
@@ -45,7 +34,7 @@ async function clickBar(page: Page, points: (box: { x: number; y: number; width:
 
 /** The first page of users the server lists for `cell` of the analysis `body`, with the user properties asked for. */
 async function listed(analysis: string, body: object, cell: object, properties: string[] = []): Promise<Record<string, unknown>[]> {
-  const res = await server.call('POST', `/uba/api/${analysis}/users`, { headers: server.project, body: { ...body, cell, pageSize: 50, properties } })
+  const res = await ui.server.call('POST', `/uba/api/${analysis}/users`, { headers: ui.server.project, body: { ...body, cell, pageSize: 50, properties } })
   expect(res.status).toBe(200)
   return res.body.users
 }
@@ -61,13 +50,13 @@ function asked(page: Page, path: string): object[] {
 
 describe('a bar of the distribution and user-attribute charts opens its users', () => {
   it('a distribution bar: the users whose view count is in its bucket', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     const cells = asked(page, '/uba/api/distributions/users')
     await page.getByRole('tab', { name: 'Distribution' }).click()
     await pick(page, 'measure-0-event', 'view product', 'View product')
     await ready(page)
-    const { body, api } = await answerOf(server, c, '/uba/api/distributions/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/distributions/analyze')
     expect(api.rows).toHaveLength(1)
 
     // vertical bars: along a line just above the axis, from the right
@@ -89,7 +78,7 @@ describe('a bar of the distribution and user-attribute charts opens its users', 
   }, 120_000)
 
   it('a user-attribute bar: the users of its age interval', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     const cells = asked(page, '/uba/api/userAttributes/users')
     await page.getByRole('tab', { name: 'User attributes' }).click()
@@ -98,7 +87,7 @@ describe('a bar of the distribution and user-attribute charts opens its users', 
     await page.getByLabel('Breakdown 1 interval edges').fill('20, 30, 40')
     await page.keyboard.press('Enter')
     await ready(page)
-    const { body, api } = await answerOf(server, c, '/uba/api/userAttributes/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/userAttributes/analyze')
     expect(api.rows.length).toBeGreaterThan(1)
 
     // horizontal bars from the axis on the left: down a line a third of the way across

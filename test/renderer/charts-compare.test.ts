@@ -1,28 +1,15 @@
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import { describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
 import { answerOf, openCharts, pick, raw, ready, shot, tableHeader, tableValues } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 30 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+const ui = useBrowserTest({ sample: { users: 300, days: 30 } })
 
 /** The change column as the table computes it: relative to the earlier figure, none from 0. */
 const changeOf = (now: number | null, before: number | null): string => (now === null || before === null || before === 0 ? '' : String((now - before) / Math.abs(before)))
 
 describe('Charts: formulas and comparisons', () => {
   it('events: a formula between two measures, the filters named, then a comparison a week earlier', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
@@ -42,7 +29,7 @@ describe('Charts: formulas and comparisons', () => {
     await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('"formula":"b / a"')
     await ready(page)
 
-    const { body, api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
     expect(body.formula).toBe('b / a')
     expect(body.measures[1]).toMatchObject({ aggregator: 'TOTAL_COUNT', filter: { conditions: [{ expression: 'event.pay.amount', function: 'NOT_NULL' }] } })
     expect(api.formula).toBe('B/A')
@@ -58,7 +45,7 @@ describe('Charts: formulas and comparisons', () => {
     await page.getByTestId('compare').selectOption('week')
     await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('"compare":"week"')
     await ready(page)
-    const compared = await answerOf(server, c, '/uba/api/events/analyze')
+    const compared = await answerOf(ui.server, c, '/uba/api/events/analyze')
     expect(compared.body.compare).toBe('week')
     const answer = compared.api
     expect((await tableHeader(page)).slice(-2)).toEqual(['Before', 'Change'])
@@ -75,7 +62,7 @@ describe('Charts: formulas and comparisons', () => {
   })
 
   it('funnels: compared with the previous period, a change column beside the overall conversion', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Funnels' }).click()
     await pick(page, 'step-0-event', 'view product', 'View product')
@@ -83,7 +70,7 @@ describe('Charts: formulas and comparisons', () => {
     await page.getByTestId('compare').selectOption('previous')
     await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('"compare":"previous"')
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/funnels/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/funnels/analyze')
     const total = api.rows[0]
     const overall = (steps: { convertedUser: (number | null)[] }[]) => (steps[0].convertedUser[0] ? (steps[1].convertedUser[0] as number) / (steps[0].convertedUser[0] as number) : null)
     const now = overall(total.stepsDetail)

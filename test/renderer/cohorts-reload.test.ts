@@ -1,30 +1,23 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 
 /** After a reload the project's token comes with the project list: the Cohorts view asks nothing before it. */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 60, days: 7 } })
 let headers: { appKey: string; token: string }
 let cohortId: number
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 60, days: 7 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
+  headers = ui.server.project
   const rule = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.xwho', function: 'NOT_NULL', params: [] }] }], relations: [] }
-  const made = await server.call('POST', '/uba/api/cohort', { headers, body: { name: 'Everyone here', dynamic: 0, content: rule } })
+  const made = await ui.server.call('POST', '/uba/api/cohort', { headers, body: { name: 'Everyone here', dynamic: 0, content: rule } })
   expect(made.status).toBe(200)
   cohortId = made.body.id
-  await eventually(async () => (await server.call('GET', `/uba/api/cohort/${cohortId}`, { headers })).body.status === 'success', 30_000)
+  await eventually(async () => (await ui.server.call('GET', `/uba/api/cohort/${cohortId}`, { headers })).body.status === 'success', 30_000)
 }, 90_000)
-
-afterAll(() => stop?.())
 
 /** Every answer of the page's API calls that said 401, by address. */
 function refusals(page: Page): string[] {
@@ -38,7 +31,7 @@ function refusals(page: Page): string[] {
 describe('Cohorts: a reload', () => {
   it('shows the list again without a single 401', async () => {
     let unauthorised: string[] = []
-    const { page, problems } = await openView(browser, server, 'Cohorts', { watch: (p) => void (unauthorised = refusals(p)) })
+    const { page, problems } = await openView(ui.browser, ui.server, 'Cohorts', { watch: (p) => void (unauthorised = refusals(p)) })
     await page.getByTestId('cohort-list').getByText('Everyone here').waitFor()
     await page.reload()
     await page.getByRole('heading', { name: 'Cohorts', level: 1 }).waitFor()
@@ -52,7 +45,7 @@ describe('Cohorts: a reload', () => {
 
   it('a cohort reloaded on its own address shows its members without a 401', async () => {
     let unauthorised: string[] = []
-    const { page, problems } = await openView(browser, server, 'Cohorts', { hash: `#/cohorts?id=${cohortId}`, heading: 'Everyone here', watch: (p) => void (unauthorised = refusals(p)) })
+    const { page, problems } = await openView(ui.browser, ui.server, 'Cohorts', { hash: `#/cohorts?id=${cohortId}`, heading: 'Everyone here', watch: (p) => void (unauthorised = refusals(p)) })
     await page.getByTestId('members-table').waitFor()
     await page.reload()
     await page.getByRole('heading', { name: 'Everyone here', level: 1 }).waitFor()

@@ -1,31 +1,24 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { fixture, warehouseRows } from '../helpers/ingest'
-import { eventually, type TestServer } from '../helpers/server'
+import { eventually } from '../helpers/server'
 import { checkDraft, contentOf, localMessage, newDraft, newEventRule, newUserRule, targetOf } from '../../src-renderer/src/models/cohorts/draft'
 import { draftFromContent } from '../../src-renderer/src/models/cohorts/fromContent'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 400, days: 30 } })
 let headers: { appKey: string; token: string }
 const en = new Intl.NumberFormat('en-US')
 
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 400, days: 30 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+beforeAll(() => {
+  headers = ui.server.project
+})
 
 /** Opens the Cohorts view, or a cohort by its address (its name as the heading). */
-const openCohorts = (colorScheme: 'light' | 'dark', hash = '#/cohorts', heading = 'Cohorts') => openView(browser, server, 'Cohorts', { colorScheme, hash, heading, allow400: true })
+const openCohorts = (colorScheme: 'light' | 'dark', hash = '#/cohorts', heading = 'Cohorts') => openView(ui.browser, ui.server, 'Cohorts', { colorScheme, hash, heading, allow400: true })
 
 /** Opens a search-select (by its trigger's test id, unless already open) and picks the option named `name`. */
 async function pick(page: Page, testid: string, search: string, name: string): Promise<void> {
@@ -36,7 +29,7 @@ async function pick(page: Page, testid: string, search: string, name: string): P
   await popover.getByRole('option').filter({ has: page.locator('.label', { hasText: new RegExp(`^${name}$`) }) }).click()
 }
 
-const cohortByName = async (name: string) => ((await server.call('GET', '/uba/api/cohort', { headers })).body as { id: number; name: string; code: string }[]).find((c) => c.name === name)
+const cohortByName = async (name: string) => ((await ui.server.call('GET', '/uba/api/cohort', { headers })).body as { id: number; name: string; code: string }[]).find((c) => c.name === name)
 
 describe('Cohorts view', () => {
   it('starts empty, with both ways to make a cohort', async () => {
@@ -98,7 +91,7 @@ describe('Cohorts view', () => {
 
     // the list polls while it calculates, then shows the result
     await page.getByTestId('detail-status').getByText('Ready').waitFor({ timeout: 30_000 })
-    const api = (await server.call('GET', `/uba/api/cohort/${created!.id}?needMore=true`, { headers })).body
+    const api = (await ui.server.call('GET', `/uba/api/cohort/${created!.id}?needMore=true`, { headers })).body
     expect(api.status).toBe('success')
     expect(api.dynamic).toBe(0)
     expect(api.content.relations).toEqual(['AND_NOT'])
@@ -106,16 +99,16 @@ describe('Cohorts view', () => {
       filter: { conditions: [{ expression: 'event.pay.amount', function: 'GTE', params: [100] }], relation: 'AND' },
     })
     const [sql] = await warehouseRows(
-      server,
+      ui.server,
       headers.appKey,
       "SELECT count(*) AS n FROM profile_vd WHERE gender = 'female' AND xwho NOT IN (SELECT xwho FROM event_vd WHERE xwhat = 'pay' AND amount >= 100)",
     )
-    const [women] = await warehouseRows(server, headers.appKey, "SELECT count(*) AS n FROM profile_vd WHERE gender = 'female'")
+    const [women] = await warehouseRows(ui.server, headers.appKey, "SELECT count(*) AS n FROM profile_vd WHERE gender = 'female'")
     const size = Number(sql.n)
     expect(size).toBeGreaterThan(50)
     expect(size).toBeLessThan(Number(women.n))
     expect(api.userNumber).toBe(size)
-    const members = (await server.call('POST', '/uba/api/cohort/users', { headers, body: { cohortCode: created!.code, page: 1, pageSize: 1 } })).body
+    const members = (await ui.server.call('POST', '/uba/api/cohort/users', { headers, body: { cohortCode: created!.code, page: 1, pageSize: 1 } })).body
     expect(members.count).toBe(size)
     expect(await page.getByTestId('detail-size').textContent()).toBe(en.format(size))
     await page.getByTestId('cohort-definition').getByText('Gender').waitFor()
@@ -126,7 +119,7 @@ describe('Cohorts view', () => {
     await page.getByTestId('members-range').getByText(`1–25 of ${en.format(size)}`).waitFor()
     await page.getByTestId('members-next').click()
     await page.getByTestId('members-range').getByText(`26–50 of ${en.format(size)}`).waitFor()
-    const second = (await server.call('POST', '/uba/api/cohort/users', { headers, body: { cohortCode: created!.code, page: 2, pageSize: 25, properties: [] } })).body
+    const second = (await ui.server.call('POST', '/uba/api/cohort/users', { headers, body: { cohortCode: created!.code, page: 2, pageSize: 25, properties: [] } })).body
     await eventually(async () => (await page.getByTestId('member-link').allTextContents()).join() === second.users.map((u: { xwho: string }) => u.xwho).join())
     await page.screenshot({ path: join(RESULTS, 'cohorts-detail.png'), fullPage: true })
 
@@ -157,7 +150,7 @@ describe('Cohorts view', () => {
 
     // recalculating: the list follows the computation to its end
     await row.getByRole('button', { name: 'Recalculate Women who never paid' }).click()
-    await eventually(async () => (await server.call('GET', `/uba/api/cohort/${created.id}`, { headers })).body.status === 'success', 30_000)
+    await eventually(async () => (await ui.server.call('GET', `/uba/api/cohort/${created.id}`, { headers })).body.status === 'success', 30_000)
     await row.getByTestId('cohort-status').getByText('Ready').waitFor()
 
     await row.click()
@@ -169,9 +162,9 @@ describe('Cohorts view', () => {
     const file = readFileSync((await download.path())!, 'utf8')
     const columns = await page.getByTestId('members-table').locator('th').allTextContents()
     expect(columns[0]).toBe('User id')
-    const meta = (await server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; name: string }[]
+    const meta = (await ui.server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; name: string }[]
     const properties = columns.slice(1).map((label) => meta.find((p) => p.name === label)!.id)
-    const api = await fetch(`${server.url}/uba/api/cohort/users/export`, {
+    const api = await fetch(`${ui.server.url}/uba/api/cohort/users/export`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ cohortCode: created.code, properties }),
@@ -199,7 +192,7 @@ describe('Cohorts view', () => {
     await page.getByTestId('cohort-detail').waitFor()
     await page.getByTestId('detail-status').getByText('Ready').waitFor({ timeout: 30_000 })
     const copy = (await cohortByName('Women who never paid, again'))!
-    const [a, b] = await Promise.all([original.id, copy.id].map(async (id) => (await server.call('GET', `/uba/api/cohort/${id}?needMore=true`, { headers })).body))
+    const [a, b] = await Promise.all([original.id, copy.id].map(async (id) => (await ui.server.call('GET', `/uba/api/cohort/${id}?needMore=true`, { headers })).body))
     expect(b.content).toEqual(a.content)
     expect(b.dynamic).toBe(a.dynamic)
     expect(b.userNumber).toBe(a.userNumber)
@@ -208,7 +201,7 @@ describe('Cohorts view', () => {
   })
 
   it('creates a cohort from a file of user ids and shows how many matched', async () => {
-    const ids = (await warehouseRows(server, headers.appKey, 'SELECT xwho FROM profile_vd ORDER BY xwho LIMIT 3')).map((r) => String(r.xwho))
+    const ids = (await warehouseRows(ui.server, headers.appKey, 'SELECT xwho FROM profile_vd ORDER BY xwho LIMIT 3')).map((r) => String(r.xwho))
     const csv = fixture('vip.csv', ['xwho', ...ids, 'nobody-1', ids[0]].join('\n'))
     const { page, problems } = await openCohorts('light')
     await page.getByTestId('cohort-from-file').click()
@@ -227,23 +220,23 @@ describe('Cohorts view', () => {
     expect(await page.getByTestId('detail-size').textContent()).toBe('3')
     await eventually(async () => (await page.getByTestId('member-link').allTextContents()).sort().join() === [...ids].sort().join())
     const api = await cohortByName('VIP list')
-    expect((await server.call('GET', `/uba/api/cohort/${api!.id}`, { headers })).body.userNumber).toBe(3)
+    expect((await ui.server.call('GET', `/uba/api/cohort/${api!.id}`, { headers })).body.userNumber).toBe(3)
     expect(problems).toEqual([])
     await page.context().close()
   })
 
   it('deletes after confirming, and shows the server’s refusal for a cohort of another account', async () => {
-    const x = { xtoken: server.creds.xtoken }
-    expect((await server.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: { email: 'ann@example.com', name: 'Ann' } })).status).toBe(200)
+    const x = { xtoken: ui.server.creds.xtoken }
+    expect((await ui.server.call('POST', '/uba/manage/enterprise/accounts', { headers: x, body: { email: 'ann@example.com', name: 'Ann' } })).status).toBe(200)
     const rule = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.gender', function: 'EQ', params: ['male'] }] }] }
-    const theirs = await server.call('POST', '/uba/api/cohort?loginUser=ann@example.com', { headers, body: { name: 'Ann’s men', dynamic: 1, content: rule } })
+    const theirs = await ui.server.call('POST', '/uba/api/cohort?loginUser=ann@example.com', { headers, body: { name: 'Ann’s men', dynamic: 1, content: rule } })
     expect(theirs.status).toBe(200)
     const { page, problems } = await openCohorts('light')
 
     await page.getByTestId('cohort-list').locator(`tr[data-key="${theirs.body.id}"]`).getByRole('button', { name: 'Delete Ann’s men' }).click()
     const dialog = page.getByTestId('cohort-delete-dialog')
     await dialog.getByTestId('confirm-button').click()
-    const refusal = await server.call('DELETE', `/uba/api/cohort/${theirs.body.id}`, { headers })
+    const refusal = await ui.server.call('DELETE', `/uba/api/cohort/${theirs.body.id}`, { headers })
     expect(refusal.status).toBe(400)
     await dialog.getByText(String(refusal.body.msg).slice(1, 40)).waitFor()
     await page.screenshot({ path: join(RESULTS, 'cohorts-delete-refused.png') })

@@ -1,26 +1,20 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { daysBefore, shot, today } from './chartsPage'
 import { checkPdf, jpegSize, pngSize } from './pdfCheck'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 120, days: 20 } })
 let headers: { appKey: string; token: string }
 const names = ['Payers', 'Viewers', 'View to pay', 'Everyone']
 let reportIds: number[] = []
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 120, days: 20 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
-  const zone = (await server.call('GET', '/uba/api/project', { headers })).body.timeZone
+  headers = ui.server.project
+  const zone = (await ui.server.call('GET', '/uba/api/project', { headers })).body.timeZone
   const dated = { fromDate: daysBefore(today(zone), 12), toDate: daysBefore(today(zone), 3), crowds: ['$ALL'] }
   const measure = (event: string) => ({ ...dated, unit: 'DAY', measures: [{ expression: `event.${event}`, aggregator: 'TRIGGER_USER_COUNT' }] })
   const bodies = [
@@ -31,30 +25,28 @@ beforeAll(async () => {
   ]
   reportIds = []
   for (const body of bodies) {
-    const res = await server.call('POST', '/uba/api/reports', { headers, body })
+    const res = await ui.server.call('POST', '/uba/api/reports', { headers, body })
     expect(res.status).toBe(200)
     reportIds.push(res.body.id)
   }
 }, 90_000)
 
-afterAll(() => stop?.())
-
 /** A dashboard of the four reports, two by two, half width and small. */
 async function newBoard(name: string): Promise<number> {
   const tiles = reportIds.map((reportId, i) => ({ reportId, x: (i % 2) * 6, y: Math.floor(i / 2) * 5, w: 6, h: 5 }))
-  const res = await server.call('POST', '/uba/api/dashboards', { headers, body: { name, tiles } })
+  const res = await ui.server.call('POST', '/uba/api/dashboards', { headers, body: { name, tiles } })
   expect(res.status).toBe(200)
   return res.body.id
 }
 
 async function openBoard(id: number, name: string): Promise<{ page: Page; problems: string[] }> {
-  const opened = await openView(browser, server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: name })
+  const opened = await openView(ui.browser, ui.server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: name })
   await opened.page.locator('[data-testid=dashboard-progress][data-done="4"][data-total="4"]').waitFor({ timeout: 30_000 })
   return opened
 }
 
 const layout = async (id: number) =>
-  ((await server.call('GET', `/uba/api/dashboards/${id}`, { headers })).body.tiles as { reportId: number; x: number; y: number; w: number; h: number }[]).map(({ reportId, x, y, w, h }) => ({
+  ((await ui.server.call('GET', `/uba/api/dashboards/${id}`, { headers })).body.tiles as { reportId: number; x: number; y: number; w: number; h: number }[]).map(({ reportId, x, y, w, h }) => ({
     name: names[reportIds.indexOf(reportId)],
     at: `${x},${y},${w},${h}`,
   }))
@@ -137,7 +129,7 @@ describe('a dashboard saved as one picture', () => {
 describe('tiles below the fold', () => {
   it('are computed at once but drawn when they come near the screen; the PNG holds them all the same', async () => {
     const id = await newBoard('Tall review')
-    const { page, problems } = await openView(browser, server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: 'Tall review', viewport: { width: 1280, height: 420 } })
+    const { page, problems } = await openView(ui.browser, ui.server, 'Dashboards', { hash: `#/dashboards/${id}`, heading: 'Tall review', viewport: { width: 1280, height: 420 } })
     await page.locator('[data-testid=dashboard-progress][data-done="4"][data-total="4"]').waitFor({ timeout: 30_000 })
     for (const i of [0, 1, 2, 3]) await page.locator(`[data-testid=tile-${i}][data-status=ready]`).waitFor()
     await page.getByTestId('tile-0').locator('.echart').waitFor()

@@ -1,43 +1,35 @@
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { decodeQueue, holdDecodersForTest, WAITING_FLOOR_BYTES } from '../../src-main/domain/ingest/decodePool'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { rawRequest } from '../helpers/raw'
-import { eventually, type TestServer } from '../helpers/server'
+import { eventually } from '../helpers/server'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-})
-
-afterAll(() => stop?.())
+const ui = useBrowserTest()
 
 const PRESETS = { $lib: 'Android', $lib_version: '4.5.1', $platform: 'Android', $is_login: false, $debug: 0, $time_calibrated: true }
 
 async function upload(records: unknown[]): Promise<{ status: number; body: any }> {
-  return rawRequest(server.app.port, 'POST', '/up', { host: `127.0.0.1:${server.app.port}`, 'content-type': 'application/json' }, JSON.stringify(records))
+  return rawRequest(ui.server.app.port, 'POST', '/up', { host: `127.0.0.1:${ui.server.app.port}`, 'content-type': 'application/json' }, JSON.stringify(records))
 }
 
 async function stream(appKey: string, on: boolean): Promise<void> {
-  const x = { xtoken: server.creds.xtoken }
-  await server.call('POST', `/uba/manage/enterprise/projects/${appKey}/stream`, { headers: x, body: { streamSwitch: on } })
-  await eventually(async () => (await server.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.stream === (on ? 2 : 0))
+  const x = { xtoken: ui.server.creds.xtoken }
+  await ui.server.call('POST', `/uba/manage/enterprise/projects/${appKey}/stream`, { headers: x, body: { streamSwitch: on } })
+  await eventually(async () => (await ui.server.call('GET', `/uba/manage/enterprise/projects/${appKey}`, { headers: x })).body.stream === (on ? 2 : 0))
 }
 
 describe('Import view: data quality', () => {
   it('shows what the collector refused or left out, with the SDK and the record, and clears it', async () => {
-    const appKey = server.project.appKey
+    const appKey = ui.server.project.appKey
     const rec = (xwho: string | null, xcontext: Record<string, unknown>) => ({ appid: appKey, ...(xwho ? { xwho } : {}), xwhat: 'buy', xwhen: 1717200000000, xcontext: { ...PRESETS, ...xcontext } })
     expect((await upload([rec('a1', { price: 1 })])).status).toBe(503)
     await stream(appKey, true)
     const res = await upload([rec('a1', { price: 3 }), rec('a2', { price: 'three' }), rec(null, { price: 4 })])
     expect(res.body).toMatchObject({ stored: 2, rejected: 1, valuesDropped: 1 })
 
-    const { page, problems } = await openView(browser, server, 'Import')
+    const { page, problems } = await openView(ui.browser, ui.server, 'Import')
     await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
     await page.getByTestId('quality-notice').filter({ hasText: 'refused or left out SDK data 3 times' }).waitFor()
     const card = page.getByTestId('data-quality')
@@ -57,7 +49,7 @@ describe('Import view: data quality', () => {
     await page.screenshot({ path: '/tmp/import-data-quality.png', fullPage: true })
 
     // and in the dark theme
-    const dark = await openView(browser, server, 'Import', { colorScheme: 'dark' })
+    const dark = await openView(ui.browser, ui.server, 'Import', { colorScheme: 'dark' })
     await dark.page.getByTestId('data-quality-examples').getByText('left out: is not a number').waitFor()
     await dark.page.getByTestId('data-quality').scrollIntoViewIfNeeded()
     await dark.page.screenshot({ path: '/tmp/import-data-quality-dark.png' })
@@ -68,17 +60,17 @@ describe('Import view: data quality', () => {
     await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
     await card.getByText('Nothing refused or left out').waitFor()
     await page.waitForFunction(`!document.querySelector('[data-testid="nav-quality-badge"]')`)
-    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.total).toBe(0)
+    expect((await ui.server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: ui.server.project.token } })).body.total).toBe(0)
     expect(problems).toEqual([])
   })
 
   it('shows records that named no known project, by appid, and clears them', async () => {
-    const appKey = server.project.appKey
+    const appKey = ui.server.project.appKey
     const rec = (appid: string | undefined, xwho: string) => ({ ...(appid ? { appid } : {}), xwho, xwhat: 'open', xwhen: 1717200000000, xcontext: PRESETS })
     const res = await upload([rec('shpo', 'a1'), rec('shpo', 'a2'), rec(undefined, 'a3')])
     expect(res.body).toMatchObject({ received: 3, stored: 0, rejected: 3 })
 
-    const { page, problems } = await openView(browser, server, 'Import')
+    const { page, problems } = await openView(ui.browser, ui.server, 'Import')
     await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
     const card = page.getByTestId('data-quality')
     await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
@@ -100,14 +92,14 @@ describe('Import view: data quality', () => {
     await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
     await card.getByText('Nothing refused or left out').waitFor()
     await page.waitForFunction(`!document.querySelector('[data-testid="nav-quality-badge"]')`)
-    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.unknownProjects).toBeUndefined()
+    expect((await ui.server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: ui.server.project.token } })).body.unknownProjects).toBeUndefined()
     expect(problems).toEqual([])
   })
   it('shows uploads refused while the collector was busy, by SDK, with their bytes', async () => {
-    const appKey = server.project.appKey
+    const appKey = ui.server.project.appKey
     await stream(appKey, true)
     const rec = (xwho: string, lib = PRESETS) => ({ appid: appKey, xwho, xwhat: 'open', xwhen: 1717200000000, xcontext: lib })
-    const post = (body: string, query = '') => rawRequest(server.app.port, 'POST', `/up${query}`, { host: `127.0.0.1:${server.app.port}`, 'content-type': 'text/plain' }, body)
+    const post = (body: string, query = '') => rawRequest(ui.server.app.port, 'POST', `/up${query}`, { host: `127.0.0.1:${ui.server.app.port}`, 'content-type': 'text/plain' }, body)
     // the decoders held (test seam): two uploads decoding, one waiting fills the bound
     const release = holdDecodersForTest(WAITING_FLOOR_BYTES)
     const landing: Promise<{ status: number; body: any }>[] = []
@@ -129,7 +121,7 @@ describe('Import view: data quality', () => {
     }
     expect((await Promise.all(landing)).map((r) => r.body.stored)).toEqual([1, 1, 1])
 
-    const { page, problems } = await openView(browser, server, 'Import')
+    const { page, problems } = await openView(ui.browser, ui.server, 'Import')
     await page.getByTestId('nav-quality-badge').filter({ hasText: '3' }).waitFor()
     const card = page.getByTestId('data-quality')
     await card.getByTestId('data-quality-badge').filter({ hasText: '3 problems' }).waitFor()
@@ -150,7 +142,7 @@ describe('Import view: data quality', () => {
     await card.getByTestId('data-quality-clear').click()
     await page.getByTestId('data-quality-clear-dialog').getByTestId('confirm-button').click()
     await card.getByText('Nothing refused or left out').waitFor()
-    expect((await server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: server.project.token } })).body.busyRefusals).toBeUndefined()
+    expect((await ui.server.call('GET', '/uba/api/ingest/problems', { headers: { appKey, token: ui.server.project.token } })).body.busyRefusals).toBeUndefined()
     expect(problems).toEqual([])
   })
 })

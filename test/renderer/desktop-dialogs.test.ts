@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page, Request } from 'playwright-core'
+import type { Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
-import type { TestServer } from '../helpers/server'
+import { RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 
 /**
  * The renderer inside the desktop app: a stand-in for the preload's object (window.ubaDesk) answers
@@ -12,25 +12,21 @@ import type { TestServer } from '../helpers/server'
  * exports go to the save dialog, not to the browser's downloads.
  */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest()
 let folder: string
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
   folder = mkdtempSync(join(tmpdir(), 'uba-desk-dialogs-'))
 })
 
 afterAll(async () => {
-  await stop?.()
   rmSync(folder, { recursive: true, force: true })
 })
 
 /** The preload's object, with the dialogs answered: `chosen` for the open dialog; saves are recorded. */
 function fakePreload(chosen: { path: string; name: string; size: number }): string {
-  const first = server.creds.projects[0]
-  const session = { apiBase: server.url, xtoken: server.creds.xtoken, appKey: first.appKey, token: first.token }
+  const first = ui.server.creds.projects[0]
+  const session = { apiBase: ui.server.url, xtoken: ui.server.creds.xtoken, appKey: first.appKey, token: first.token }
   return `(() => {
     const calls = { chooseImportFile: 0, saved: [] }
     window.__desk = calls
@@ -48,7 +44,7 @@ function fakePreload(chosen: { path: string; name: string; size: number }): stri
 }
 
 async function openDesktop(chosen: { path: string; name: string; size: number }, hash: string, heading: string): Promise<{ page: Page; imports: Request[]; problems: string[]; downloads: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
+  const context = await ui.browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
   await context.addInitScript(fakePreload(chosen))
   const page = await context.newPage()
   const problems: string[] = []
@@ -58,7 +54,7 @@ async function openDesktop(chosen: { path: string; name: string; size: number },
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()))
   page.on('download', (d) => downloads.push(d.suggestedFilename()))
   page.on('request', (r) => r.method() === 'POST' && r.url().includes('/uba/api/import/') && imports.push(r))
-  await page.goto(`${server.url}/${hash}`)
+  await page.goto(`${ui.server.url}/${hash}`)
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
   return { page, imports, problems, downloads }
 }
@@ -66,7 +62,7 @@ async function openDesktop(chosen: { path: string; name: string; size: number },
 describe('the desktop app’s native dialogs', () => {
   it('imports the file chosen in the open dialog by its path, without uploading a copy', async () => {
     const path = join(folder, 'desk events.jsonl')
-    const records = [1, 2, 3].map((i) => JSON.stringify({ appid: server.project.appKey, xwho: `d${i}`, xwhat: 'desk_open', xwhen: 1717200000000 + i * 1000 }))
+    const records = [1, 2, 3].map((i) => JSON.stringify({ appid: ui.server.project.appKey, xwho: `d${i}`, xwhat: 'desk_open', xwhen: 1717200000000 + i * 1000 }))
     writeFileSync(path, `${records.join('\n')}\n`)
     const { page, imports, problems, downloads } = await openDesktop({ path, name: 'desk events.jsonl', size: statSync(path).size }, '#/import', 'Import')
 
@@ -80,13 +76,13 @@ describe('the desktop app’s native dialogs', () => {
     await page.locator('[data-testid="import-job"][data-state="succeeded"]').waitFor({ timeout: 60_000 })
 
     // the preview and the job named the file; nothing was uploaded
-    const paths = imports.map((r) => r.url().replace(/\?.*$/, '').replace(server.url, ''))
+    const paths = imports.map((r) => r.url().replace(/\?.*$/, '').replace(ui.server.url, ''))
     expect(paths).toEqual(expect.arrayContaining(['/uba/api/import/preview', '/uba/api/import/jobs']))
     for (const r of imports) {
       expect(r.headers()['content-type']).toBe('application/json')
       expect(JSON.parse(r.postData() ?? '{}').path).toBe(path)
     }
-    const rows = await server.call('POST', '/uba/api/sql/query', { headers: server.project, body: { sql: "SELECT count(*) AS n FROM event_vd WHERE xwhat = 'desk_open'" } })
+    const rows = await ui.server.call('POST', '/uba/api/sql/query', { headers: ui.server.project, body: { sql: "SELECT count(*) AS n FROM event_vd WHERE xwhat = 'desk_open'" } })
     expect(rows.status).toBe(200)
     expect(rows.body).toBe('n\r\n3\r\n')
     expect(downloads).toEqual([])
@@ -105,7 +101,7 @@ describe('the desktop app’s native dialogs', () => {
     await expect.poll(() => page.evaluate<number>('window.__desk.saved.length'), { timeout: 30_000 }).toBe(1)
     const [saved] = await page.evaluate<{ name: string; text: string }[]>('window.__desk.saved')
     expect(saved.name).toMatch(/^query-\d{8}-\d{6}\.csv$/)
-    const api = await server.call('POST', '/uba/api/sql/export', { headers: server.project, body: { sql, format: 'csv' } })
+    const api = await ui.server.call('POST', '/uba/api/sql/export', { headers: ui.server.project, body: { sql, format: 'csv' } })
     expect(api.status).toBe(200)
     expect(saved.text).toBe(api.body)
     expect(saved.text).toContain('d1,desk_open')

@@ -1,33 +1,26 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { EventsAggregator, EventsRequest, EventsResponse } from '../../src-renderer/src/api/analysis'
 import { eventCell, eventPointOfCell, eventPointOfClick, figureOf, type EventLabels, type EventPoint } from '../../src-renderer/src/views/Charts/drilldown/eventCells'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import { RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 import { answerOf, daysBefore, openCharts, pick, ready, shot, tableValues, today } from './chartsPage'
 
 /** The event chart's cells and points open their users in the one users panel (POST /uba/api/events/users). */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 200, days: 14 } })
 let headers: { appKey: string; token: string }
 let range: { fromDate: string; toDate: string }
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 200, days: 14 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
-  const timeZone = (await server.call('GET', '/uba/api/project', { headers })).body.timeZone
+  headers = ui.server.project
+  const timeZone = (await ui.server.call('GET', '/uba/api/project', { headers })).body.timeZone
   // starts inside the sample and not on a Monday: the first week is cut by the range, with events before it
   const from = [9, 10].map((n) => daysBefore(today(timeZone), n)).find((day) => new Date(`${day}T00:00:00Z`).getUTCDay() !== 1) as string
   range = { fromDate: from, toDate: today(timeZone) }
 }, 90_000)
-
-afterAll(() => stop?.())
 
 const pay = (aggregator: EventsAggregator = 'TRIGGER_USER_COUNT', filter?: EventsRequest['filter']) => ({ expression: 'event.pay', aggregator, ...(filter ? { filter } : {}) })
 const labelsOf = (request: EventsRequest): EventLabels & { steps: string[] } => ({ measures: request.measures.map((m) => `Pay · ${m.aggregator}`), steps: [], breakdowns: (request.byFields ?? []).map((b) => b.expression), unit: request.unit ?? '', range })
@@ -45,7 +38,7 @@ async function shapeEvents(api: EventsResponse, labels: EventLabels, style: 'lin
 }
 
 async function analyze(request: EventsRequest): Promise<EventsResponse> {
-  const answer = await server.call('POST', '/uba/api/events/analyze', { headers, body: request })
+  const answer = await ui.server.call('POST', '/uba/api/events/analyze', { headers, body: request })
   expect(answer.status, JSON.stringify(answer.body)).toBe(200)
   return answer.body
 }
@@ -68,7 +61,7 @@ async function expectSameUsers(request: EventsRequest, listed: number, users = l
   const found: { point: EventPoint; label: string[]; count: number | null }[] = []
   for (const point of points(api, listed)) {
     const target = eventCell(request, api, labelsOf(request), point)!
-    const answer = await server.call('POST', '/uba/api/events/users', { headers, body: { ...request, cell: target.choices[0].cell, pageSize: 1 } })
+    const answer = await ui.server.call('POST', '/uba/api/events/users', { headers, body: { ...request, cell: target.choices[0].cell, pageSize: 1 } })
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
     found.push({ point, label: api.rows[point.row].byValue, count: answer.body.count })
   }
@@ -137,13 +130,13 @@ const panelReady = (page: Page) => page.locator('[data-testid=cell-users][data-p
 
 describe('the users of an event chart in the Charts view', () => {
   it('a day of a breakdown row and the row’s whole range open their users: the table’s count, listed, each a link to People', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
     await pick(page, 'breakdown', 'platform', 'Platform')
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
 
     // Measure, Platform, Whole range, then one column per day
     const rows = await tableValues(page)
@@ -184,7 +177,7 @@ describe('the users of an event chart in the Charts view', () => {
   }, 120_000)
 
   it('a bar of the chart opens the users of its day, in the dark theme', async () => {
-    const c = await openCharts(browser, server, 'dark')
+    const c = await openCharts(ui.browser, ui.server, 'dark')
     const { page } = c
     const asked: any[] = []
     page.on('request', (q) => {
@@ -194,7 +187,7 @@ describe('the users of an event chart in the Charts view', () => {
     await pick(page, 'measure-0-event', 'pay', 'Pay')
     await page.getByRole('button', { name: 'Bar' }).click()
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
 
     // ECharts shows a pointer over a bar: find one by hovering, then click it; the bars grow in,
     // so the search is repeated until one is there (a busy machine draws them late)
@@ -224,7 +217,7 @@ describe('the users of an event chart in the Charts view', () => {
   }, 120_000)
 
   it('with a formula and a comparison, the measures’ numbers open their users and the formula’s and the earlier range’s do not', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
@@ -235,7 +228,7 @@ describe('the users of an event chart in the Charts view', () => {
     await page.getByTestId('compare').selectOption('week')
     await expect.poll(() => c.requests.at(-1)?.postData() ?? '').toContain('"compare":"week"')
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/events/analyze')
     // Measure, Whole range, the days, Before, Change; rows A, B, the formula
     const width = 2 + api.series.length + 2
     const buttons = (r: number) => page.locator('[data-testid=result-table] tbody tr').nth(r).getByRole('button').count()

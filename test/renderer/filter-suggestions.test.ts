@@ -1,30 +1,18 @@
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import { describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { answerOf, openCharts, pick, raw, ready, tableValues } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 30 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+const ui = useBrowserTest({ sample: { users: 300, days: 30 } })
 
 const valuesOf = async (expression: string, search = '') =>
-  (await server.call('GET', `/uba/api/meta/propertyValues?expression=${encodeURIComponent(expression)}&search=${encodeURIComponent(search)}`, { headers: server.project })).body
+  (await ui.server.call('GET', `/uba/api/meta/propertyValues?expression=${encodeURIComponent(expression)}&search=${encodeURIComponent(search)}`, { headers: ui.server.project })).body
 const en = new Intl.NumberFormat('en')
 
 describe('values to pick from', () => {
   it('a chart filter is filled from the suggested values (with their counts, searched, two picked, typing kept) and the chart runs with it', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
@@ -68,7 +56,7 @@ describe('values to pick from', () => {
 
     await expect.poll(() => JSON.parse(c.requests.at(-1)?.postData() ?? '{}').filter?.conditions?.[0]?.params).toEqual(['Android', second])
     await ready(page)
-    const { body, api: answer } = await answerOf(server, c, '/uba/api/events/analyze')
+    const { body, api: answer } = await answerOf(ui.server, c, '/uba/api/events/analyze')
     expect(body.filter).toEqual({ relation: 'AND', conditions: [{ expression: 'event.$Anything.$platform', function: 'EQ', params: ['Android', second] }] })
     const expected = answer.rows.map((row: any) => [raw(row.sum[0]), ...row.values[0].map(raw)])
     expect((await tableValues(page)).map((cells) => cells.slice(-expected[0].length))).toEqual(expected)
@@ -77,7 +65,7 @@ describe('values to pick from', () => {
   })
 
   it('a cohort rule on a user property offers its values with counts in users', async () => {
-    const { page, problems } = await openView(browser, server, 'Cohorts', { hash: '#/cohorts', heading: 'Cohorts', allow400: true })
+    const { page, problems } = await openView(ui.browser, ui.server, 'Cohorts', { hash: '#/cohorts', heading: 'Cohorts', allow400: true })
     await page.getByTestId('cohort-new').click()
     await page.getByRole('heading', { name: 'New cohort', level: 1 }).waitFor()
     const trigger = page.getByTestId('rule-0-0-property')

@@ -1,13 +1,9 @@
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
 import { fixture, importAndWait } from '../helpers/ingest'
-import type { TestServer } from '../helpers/server'
 import { answerOf, openCharts, pick, ready, shot, tableValues } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest()
 
 const at = (minutes: number) => Date.parse('2024-03-05T12:00:00Z') + minutes * 60_000
 const rec = (xwho: string, xwhat: string, minutes: number) => JSON.stringify({ xwho, xwhat, xwhen: at(minutes), xcontext: {} })
@@ -37,12 +33,9 @@ const lines = [
 ]
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const job = await importAndWait(server, server.project, { path: fixture('funnel.jsonl', lines.join('\n')) })
+  const job = await importAndWait(ui.server, ui.server.project, { path: fixture('funnel.jsonl', lines.join('\n')) })
   expect(job.state).toBe('succeeded')
 }, 90_000)
-
-afterAll(() => stop?.())
 
 /** The users column of the steps table: step 1, step 2, step 3 (cells 1, 2 and 4; 3 is a rate). */
 async function stepUsers(page: Parameters<typeof ready>[0]): Promise<string[]> {
@@ -52,7 +45,7 @@ async function stepUsers(page: Parameters<typeof ready>[0]): Promise<string[]> {
 
 describe('funnel options in the Charts view', () => {
   it('a funnel with an exclusion counts as computed by hand, then shows its time to convert and its trend', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Funnels' }).click()
     await page.getByTestId('range-custom').click()
@@ -73,7 +66,7 @@ describe('funnel options in the Charts view', () => {
     // between steps 1 and 2 only: p4's leave after its cart no longer counts
     await page.getByTestId('exclusion-0-to').selectOption('1')
     await expect.poll(() => stepUsers(page), { timeout: 30_000 }).toEqual(['4', '3', '2'])
-    const { body, api } = await answerOf(server, c, '/uba/api/funnels/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/funnels/analyze')
     expect(body.exclusions).toEqual([{ expression: 'event.leave_site', fromStep: 0, toStep: 1 }])
     expect(api.rows[0].stepsDetail.map((s: any) => s.convertedUser[0])).toEqual([4, 3, 2])
     await shot(page, 'funnel-exclusion.png')
@@ -104,7 +97,7 @@ describe('funnel options in the Charts view', () => {
   })
 
   it('a funnel with an exclusion opens its dropped-off users and saves them as a cohort of exactly them', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Funnels' }).click()
     await page.getByTestId('range-custom').click()
@@ -131,10 +124,10 @@ describe('funnel options in the Charts view', () => {
     await page.getByTestId('cell-saved').waitFor()
     await shot(page, 'funnel-exclusion-dropped.png')
 
-    const cohorts = await server.call('GET', '/uba/api/cohort', { headers: server.project })
+    const cohorts = await ui.server.call('GET', '/uba/api/cohort', { headers: ui.server.project })
     const saved = cohorts.body.find((k: any) => k.name === 'Carted, excluded or never paid')
     expect(saved).toMatchObject({ dynamic: 0, userNumber: 2 })
-    const members = await server.call('POST', '/uba/api/cohort/users', { headers: server.project, body: { cohortCode: saved.code, properties: [], limit: 100 } })
+    const members = await ui.server.call('POST', '/uba/api/cohort/users', { headers: ui.server.project, body: { cohortCode: saved.code, properties: [], limit: 100 } })
     expect(members.body.users.map((u: any) => u.xwho).sort()).toEqual(['p3', 'p4'])
     expect(c.problems).toEqual([])
     await page.context().close()

@@ -1,20 +1,12 @@
 import { join } from 'node:path'
 import * as XLSX from 'xlsx'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { fixture } from '../helpers/ingest'
-import type { TestServer } from '../helpers/server'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-})
-
-afterAll(() => stop?.())
+const ui = useBrowserTest()
 
 const CITIES = ['Paris', 'Rome', 'Oslo', 'Lima']
 
@@ -32,7 +24,7 @@ function eventsCsv(rows: number, badRow: number): string {
 }
 
 async function openImport(colorScheme: 'light' | 'dark'): Promise<{ page: Page; problems: string[] }> {
-  const opened = await openView(browser, server, 'Import', { colorScheme })
+  const opened = await openView(ui.browser, ui.server, 'Import', { colorScheme })
   await opened.page.getByRole('heading', { name: 'Import a file' }).waitFor()
   return opened
 }
@@ -78,10 +70,10 @@ describe('Import view: a file', () => {
     await page.screenshot({ path: join(RESULTS, 'import-progress.png'), fullPage: true })
     await page.locator('[data-testid="import-job"][data-state="succeeded"]').waitFor({ timeout: 120_000 })
 
-    const jobs = await server.call('GET', '/uba/api/import/jobs', { headers: server.project })
+    const jobs = await ui.server.call('GET', '/uba/api/import/jobs', { headers: ui.server.project })
     const listed = (jobs.body as { id: string; source: string }[]).find((j) => j.source === 'shop events.csv')
     expect(listed).toBeDefined()
-    const job = (await server.call('GET', `/uba/api/import/jobs/${listed!.id}`, { headers: server.project })).body
+    const job = (await ui.server.call('GET', `/uba/api/import/jobs/${listed!.id}`, { headers: ui.server.project })).body
     expect(job).toMatchObject({ state: 'succeeded', rowsRead: ROWS, rowsRejected: 1, result: { eventsWritten: ROWS - 1 } })
     const format = new Intl.NumberFormat('en-US').format
     expect(await page.getByTestId('summary-read').textContent()).toBe(format(job.rowsRead))
@@ -95,7 +87,7 @@ describe('Import view: a file', () => {
     await page.screenshot({ path: join(RESULTS, 'import-summary.png'), fullPage: true })
 
     // what the mapping said is what the plan now holds
-    const props = await server.call('GET', '/uba/api/schema/eventProperties?eventId=buy', { headers: server.project })
+    const props = await ui.server.call('GET', '/uba/api/schema/eventProperties?eventId=buy', { headers: ui.server.project })
     const ids = (props.body as { id: string; dataType: string }[]).map((p) => p.id)
     expect(ids).toContain('town')
     expect(ids).not.toContain('junk')
@@ -108,7 +100,7 @@ describe('Import view: a file', () => {
   })
 
   it('cancels a running import, which writes nothing; in the dark theme', async () => {
-    const before = (await server.call('GET', '/uba/api/project', { headers: server.project })).body.events as number
+    const before = (await ui.server.call('GET', '/uba/api/project', { headers: ui.server.project })).body.events as number
     const file = fixture('more.csv', eventsCsv(400_000, 0).replace('member,action_name,occurred', 'user_id,event,time'))
     const { page, problems } = await openImport('dark')
     await page.getByTestId('import-file').setInputFiles(file)
@@ -125,9 +117,9 @@ describe('Import view: a file', () => {
     await page.locator('[data-testid="import-job"][data-state="cancelled"]').waitFor({ timeout: 60_000 })
     await page.getByText('Cancelled: nothing was imported').waitFor()
 
-    const jobs = (await server.call('GET', '/uba/api/import/jobs', { headers: server.project })).body as { source: string; state: string }[]
+    const jobs = (await ui.server.call('GET', '/uba/api/import/jobs', { headers: ui.server.project })).body as { source: string; state: string }[]
     expect(jobs.find((j) => j.source === 'more.csv')?.state).toBe('cancelled')
-    expect((await server.call('GET', '/uba/api/project', { headers: server.project })).body.events).toBe(before)
+    expect((await ui.server.call('GET', '/uba/api/project', { headers: ui.server.project })).body.events).toBe(before)
     await page.screenshot({ path: join(RESULTS, 'import-cancelled-dark.png'), fullPage: true })
     expect(problems).toEqual([])
     await page.context().close()
@@ -144,7 +136,7 @@ describe('Import view: a file', () => {
       form.append('format', 'parquet')
       form.append('kind', 'events')
       form.append('file', new Blob(['this is not parquet']), 'broken.parquet')
-      const res = await fetch(`${server.url}/uba/api/import/preview?rows=20`, { method: 'POST', headers: server.project, body: form })
+      const res = await fetch(`${ui.server.url}/uba/api/import/preview?rows=20`, { method: 'POST', headers: ui.server.project, body: form })
       return (await res.json()) as { msg: string }
     })()
     expect(message?.toLowerCase()).toContain(direct.msg.toLowerCase().slice(0, 40))
@@ -184,8 +176,8 @@ describe('Import view: a file', () => {
     await page.getByTestId('import-start').click()
     await page.locator('[data-testid="import-job"][data-state="succeeded"]').waitFor({ timeout: 60_000 })
     expect(await page.getByTestId('summary-written').textContent()).toBe('2')
-    const rows = await server.call('POST', '/uba/api/sql/query', {
-      headers: server.project,
+    const rows = await ui.server.call('POST', '/uba/api/sql/query', {
+      headers: ui.server.project,
       body: { sql: "SELECT xwho, strftime(xwhen, '%Y-%m-%d %H:%M') AS at, basket, note, total FROM event_vd WHERE xwhat = 'order' ORDER BY xwho", format: 'json' },
     })
     expect(rows.body).toEqual([
@@ -200,8 +192,8 @@ describe('Import view: a file', () => {
   it('imports SDK records without a mapping, and user profiles from the Excel sheet chosen', async () => {
     const { page, problems } = await openImport('light')
     const records = [
-      { appid: server.project.appKey, xwho: 'j1', xwhat: 'login', xwhen: Date.UTC(2024, 1, 1, 10), xcontext: { $platform: 'iOS', plan_name: 'pro' } },
-      { appid: server.project.appKey, xwho: 'j2', xwhat: 'login', xwhen: Date.UTC(2024, 1, 2, 10), xcontext: { $platform: 'Android', plan_name: 'free' } },
+      { appid: ui.server.project.appKey, xwho: 'j1', xwhat: 'login', xwhen: Date.UTC(2024, 1, 1, 10), xcontext: { $platform: 'iOS', plan_name: 'pro' } },
+      { appid: ui.server.project.appKey, xwho: 'j2', xwhat: 'login', xwhen: Date.UTC(2024, 1, 2, 10), xcontext: { $platform: 'Android', plan_name: 'free' } },
     ]
     await page.getByTestId('import-file').setInputFiles(fixture('sdk.jsonl', records.map((r) => JSON.stringify(r)).join('\n')))
     await page.getByText('No mapping is needed').waitFor()
@@ -222,11 +214,11 @@ describe('Import view: a file', () => {
     await page.screenshot({ path: join(RESULTS, 'import-profiles.png'), fullPage: true })
     await page.getByTestId('import-start').click()
     await page.locator('[data-testid="import-job"][data-state="succeeded"]').waitFor({ timeout: 60_000 })
-    const jobs = (await server.call('GET', '/uba/api/import/jobs', { headers: server.project })).body as { source: string; kind: string; result: { profilesChanged: number } }[]
+    const jobs = (await ui.server.call('GET', '/uba/api/import/jobs', { headers: ui.server.project })).body as { source: string; kind: string; result: { profilesChanged: number } }[]
     const job = jobs.find((j) => j.source === 'users.xlsx')
     expect(job).toMatchObject({ kind: 'profiles', result: { profilesChanged: 3 } })
     expect(await page.getByTestId('summary-written').textContent()).toBe('3')
-    const users = (await server.call('GET', '/uba/api/schema/userProperties', { headers: server.project })).body as { id: string; dataType: string }[]
+    const users = (await ui.server.call('GET', '/uba/api/schema/userProperties', { headers: ui.server.project })).body as { id: string; dataType: string }[]
     expect(users.find((u) => u.id === 'seats')?.dataType).toBe('number')
     expect(problems).toEqual([])
     await page.context().close()

@@ -1,35 +1,28 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { warehouseRows } from '../helpers/ingest'
-import { eventually, type TestServer } from '../helpers/server'
+import { eventually } from '../helpers/server'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 300, days: 30 } })
 let headers: { appKey: string; token: string }
 /** The user with the most events (more than one page of the timeline) and the project's data range. */
 let busiest: string
 let range: { fromDate: string; toDate: string }
 
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 300, days: 30 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
-  const [top] = await warehouseRows(server, headers.appKey, 'SELECT xwho, count(*) AS n FROM event_vd GROUP BY xwho ORDER BY n DESC, xwho LIMIT 1')
+  headers = ui.server.project
+  const [top] = await warehouseRows(ui.server, headers.appKey, 'SELECT xwho, count(*) AS n FROM event_vd GROUP BY xwho ORDER BY n DESC, xwho LIMIT 1')
   busiest = String(top.xwho)
   expect(top.n).toBeGreaterThan(100)
-  const overview = (await server.call('GET', '/uba/api/project', { headers })).body
+  const overview = (await ui.server.call('GET', '/uba/api/project', { headers })).body
   range = { fromDate: overview.firstDay, toDate: overview.lastDay }
 })
 
-afterAll(() => stop?.())
-
-const openPeople = (colorScheme: 'light' | 'dark', hash = '#/people') => openView(browser, server, 'People', { colorScheme, hash, allow400: true })
+const openPeople = (colorScheme: 'light' | 'dark', hash = '#/people') => openView(ui.browser, ui.server, 'People', { colorScheme, hash, allow400: true })
 
 /** The value as the view writes it (see components/people/propertyValue.ts). */
 function shown(value: unknown): string {
@@ -40,15 +33,15 @@ function shown(value: unknown): string {
 
 /** What the view asks for: every visible user property, and the hidden distinct_id. */
 async function apiProfile(xwho: string): Promise<Record<string, unknown>> {
-  const meta = (await server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; visible: number }[]
+  const meta = (await ui.server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; visible: number }[]
   const properties = [...meta.filter((p) => p.visible === 1).map((p) => p.id), 'distinct_id']
-  const res = await server.call('POST', '/uba/api/users/personal', { headers, body: { xwho, properties } })
+  const res = await ui.server.call('POST', '/uba/api/users/personal', { headers, body: { xwho, properties } })
   expect(res.status).toBe(200)
   return res.body
 }
 
 async function apiSequence(body: Record<string, unknown>): Promise<{ eventId: string; eventTime: string }[]> {
-  const res = await server.call('POST', '/uba/api/users/sequence', { headers, body: { ...range, ...body } })
+  const res = await ui.server.call('POST', '/uba/api/users/sequence', { headers, body: { ...range, ...body } })
   expect(res.status).toBe(200)
   return res.body.rows
 }
@@ -76,7 +69,7 @@ async function drawnAs(page: Page, want: [string, string][], first?: number): Pr
 
 /** API rows as the timeline should draw them: time of day and the event's display name. */
 async function expected(rows: { eventId: string; eventTime: string }[]): Promise<[string, string][]> {
-  const events = (await server.call('GET', '/uba/api/meta/event', { headers })).body as { id: string; name: string | null }[]
+  const events = (await ui.server.call('GET', '/uba/api/meta/event', { headers })).body as { id: string; name: string | null }[]
   const names = new Map(events.map((e) => [e.id, e.name || e.id]))
   return rows.map((r) => [r.eventTime.slice(11), names.get(r.eventId) ?? r.eventId])
 }
@@ -92,7 +85,7 @@ describe('People view', () => {
 
     const profile = await apiProfile(busiest)
     expect(await page.getByTestId('profile-distinct-id').textContent()).toBe(String(profile.distinct_id))
-    const names = new Map(((await server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; name: string }[]).map((p) => [p.id, p.name]))
+    const names = new Map(((await ui.server.call('GET', '/uba/api/meta/userProperties', { headers })).body as { id: string; name: string }[]).map((p) => [p.id, p.name]))
     const entries = Object.entries(profile).filter(([id]) => id !== 'xwho' && id !== 'distinct_id')
     const empty = entries.filter(([, v]) => shown(v) === '—')
     for (const [id, value] of entries.filter(([, v]) => shown(v) !== '—')) {
@@ -172,7 +165,7 @@ describe('People view', () => {
   it('offers the most active users of the last week of data while no user is open', async () => {
     const { page, problems } = await openPeople('light')
     const since = Number(new Date(Date.parse(`${range.toDate}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10).replaceAll('-', ''))
-    const top = await warehouseRows(server, headers.appKey, `SELECT xwho, count(*) AS n FROM event_vd WHERE ds >= ${since} GROUP BY xwho ORDER BY n DESC, xwho LIMIT 8`)
+    const top = await warehouseRows(ui.server, headers.appKey, `SELECT xwho, count(*) AS n FROM event_vd WHERE ds >= ${since} GROUP BY xwho ORDER BY n DESC, xwho LIMIT 8`)
     await eventually(async () => (await page.getByTestId('active-user').count()) === top.length)
     const ids = await page.getByTestId('active-user').locator('.id').allTextContents()
     const counts = await page.getByTestId('active-user').locator('.count').allTextContents()
@@ -188,7 +181,7 @@ describe('People view', () => {
     const { page } = await openPeople('light')
     await page.getByTestId('people-id').fill('nobody-at-all')
     await page.getByTestId('people-open').click()
-    const api = await server.call('POST', '/uba/api/users/personal', { headers, body: { xwho: 'nobody-at-all' } })
+    const api = await ui.server.call('POST', '/uba/api/users/personal', { headers, body: { xwho: 'nobody-at-all' } })
     expect(api.status).toBe(400)
     const error = page.getByTestId('profile-error')
     await error.getByText('No such user in this project').waitFor()
@@ -204,7 +197,7 @@ describe('People view', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-timeline').click()])
     expect(download.suggestedFilename()).toBe(`${busiest}-events-${range.fromDate}-to-${range.toDate}.jsonl`)
     const file = readFileSync((await download.path())!, 'utf8')
-    const api = await server.call('POST', '/uba/api/users/sequence/export', { headers, body: { xwho: busiest, ...range } })
+    const api = await ui.server.call('POST', '/uba/api/users/sequence/export', { headers, body: { xwho: busiest, ...range } })
     expect(api.status).toBe(200)
     expect(file).toBe(api.body)
     const lines = file.trim().split('\n')
@@ -222,7 +215,7 @@ describe('People view', () => {
     expect(download.suggestedFilename()).toBe(`${busiest}-events-${range.fromDate}-to-${range.toDate}.csv`)
     const file = readFileSync((await download.path())!)
     expect([...file.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
-    const api = await fetch(`${server.url}/uba/api/users/sequence/export?csvUtfEncoding=0`, {
+    const api = await fetch(`${ui.server.url}/uba/api/users/sequence/export?csvUtfEncoding=0`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ xwho: busiest, ...range, format: 'csv' }),

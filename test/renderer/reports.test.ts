@@ -1,23 +1,13 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { openView } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 import { answerOf, daysBefore, openCharts, pick, raw, ready, shot, tableValues, today } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 120, days: 30 } })
 
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 120, days: 30 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
-
-const listed = async (): Promise<any[]> => (await server.call('GET', '/uba/api/reports', { headers: server.project })).body
+const listed = async (): Promise<any[]> => (await ui.server.call('GET', '/uba/api/reports', { headers: ui.server.project })).body
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 }).waitFor()
 const historyLength = (page: Page) => page.evaluate<number>('history.length')
 
@@ -38,7 +28,7 @@ async function funnelReport(page: Page, name: string): Promise<void> {
 
 describe('saved reports in the project', () => {
   it('never overwrites a report from another analysis: Save after switching tab makes a new report, from User attributes and from Events', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await funnelReport(page, 'Checkout funnel by UTM')
     const funnel = (await listed()).find((r) => r.name === 'Checkout funnel by UTM')
@@ -96,14 +86,14 @@ describe('saved reports in the project', () => {
   })
 
   it('opens a report in a new browser profile, from the list and from a copied link, with the numbers of its saved request', async () => {
-    const first = await openCharts(browser, server, 'light')
+    const first = await openCharts(ui.browser, ui.server, 'light')
     await funnelReport(first.page, 'Shared funnel')
     const link = first.page.url()
     expect(link).toMatch(/#\/charts\/report\/\d+$/)
     await first.page.context().close()
 
     // another profile: nothing in its storage, the report comes from the project
-    const other = await openCharts(browser, server, 'dark')
+    const other = await openCharts(ui.browser, ui.server, 'dark')
     await other.page.getByTestId('reports-button').click()
     await other.page.getByTestId('report-Shared funnel').click()
     await heading(other.page, 'Shared funnel')
@@ -111,13 +101,13 @@ describe('saved reports in the project', () => {
     expect(await other.page.getByTestId('step-1-event').textContent()).toContain('Pay')
     await ready(other.page)
     const saved = (await listed()).find((r) => r.name === 'Shared funnel')
-    const { body, api } = await answerOf(server, other, '/uba/api/funnels/analyze')
+    const { body, api } = await answerOf(ui.server, other, '/uba/api/funnels/analyze')
     expect(body.steps).toEqual(saved.request.steps)
     expect((await tableValues(other.page))[0].slice(1, 3)).toEqual(api.rows[0].stepsDetail.map((s: any) => String(s.convertedUser[0])))
     await shot(other.page, 'reports-new-profile.png')
     await other.page.context().close()
 
-    const linked = await openView(browser, server, 'Charts', { hash: link.slice(link.indexOf('#')), heading: 'Shared funnel' })
+    const linked = await openView(ui.browser, ui.server, 'Charts', { hash: link.slice(link.indexOf('#')), heading: 'Shared funnel' })
     expect(await linked.page.getByTestId('step-0-event').textContent()).toContain('View product')
     await ready(linked.page)
     expect(linked.problems).toEqual([])
@@ -125,7 +115,7 @@ describe('saved reports in the project', () => {
   })
 
   it('keeps the chart in the address: each run is a history entry, Back and Forward step through them, reload restores', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     const initial = page.url()
@@ -163,7 +153,7 @@ describe('saved reports in the project', () => {
 
     // a hand-edited link: fields of another shape take the builder's defaults, the rest is kept
     const edited = JSON.stringify({ definition: { first: null, second: 'x', duration: 14 }, range: { preset: 'soon' } })
-    await page.goto(`${server.url}/#/charts/retention?q=${encodeURIComponent(edited)}`)
+    await page.goto(`${ui.server.url}/#/charts/retention?q=${encodeURIComponent(edited)}`)
     await page.getByRole('tab', { name: 'Retention', selected: true }).waitFor()
     await ready(page)
     expect(JSON.parse(c.requests.at(-1)?.postData() ?? '{}')).toMatchObject({ duration: 14, firstEvent: { expression: 'event.$Anything' }, secondEvent: { expression: 'event.$Anything' } })
@@ -172,7 +162,7 @@ describe('saved reports in the project', () => {
   })
 
   it('moves reports an earlier version kept in the browser into the project, once', async () => {
-    const { page, problems } = await openView(browser, server, null)
+    const { page, problems } = await openView(ui.browser, ui.server, null)
     const old = {
       id: 'rlocal1',
       name: 'Old local funnel',
@@ -192,7 +182,7 @@ describe('saved reports in the project', () => {
       crowd: '$ALL',
       savedAt: 1,
     }
-    const key = `uba-desk.reports.${server.project.appKey}`
+    const key = `uba-desk.reports.${ui.server.project.appKey}`
     await page.evaluate(`localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(JSON.stringify([old]))})`)
     await page.getByRole('link', { name: 'Charts' }).click()
     await heading(page, 'Charts')
@@ -214,9 +204,9 @@ describe('saved reports in the project', () => {
 
   it('opens a report whose cohort was deleted, and says why it cannot be computed', async () => {
     const rule = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.xwho', function: 'NOT_NULL', params: [] }] }], relations: [] }
-    const cohort = (await server.call('POST', '/uba/api/cohort', { headers: server.project, body: { name: 'Everyone', dynamic: 0, content: rule } })).body
-    await eventually(async () => (await server.call('GET', `/uba/api/cohort/${cohort.id}`, { headers: server.project })).body.status !== 'calculating')
-    const c = await openCharts(browser, server, 'light')
+    const cohort = (await ui.server.call('POST', '/uba/api/cohort', { headers: ui.server.project, body: { name: 'Everyone', dynamic: 0, content: rule } })).body
+    await eventually(async () => (await ui.server.call('GET', `/uba/api/cohort/${cohort.id}`, { headers: ui.server.project })).body.status !== 'calculating')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     await c.page.getByRole('tab', { name: 'Funnels' }).click()
     await pick(c.page, 'step-0-event', 'view product', 'View product')
     await pick(c.page, 'step-1-event', 'pay', 'Pay')
@@ -226,9 +216,9 @@ describe('saved reports in the project', () => {
     await heading(c.page, 'Funnel of everyone')
     const link = c.page.url()
     await c.page.context().close()
-    expect((await server.call('DELETE', `/uba/api/cohort/${cohort.id}`, { headers: server.project })).status).toBe(200)
+    expect((await ui.server.call('DELETE', `/uba/api/cohort/${cohort.id}`, { headers: ui.server.project })).status).toBe(200)
 
-    const again = await openView(browser, server, 'Charts', { hash: link.slice(link.indexOf('#')), heading: 'Funnel of everyone', allow400: true })
+    const again = await openView(ui.browser, ui.server, 'Charts', { hash: link.slice(link.indexOf('#')), heading: 'Funnel of everyone', allow400: true })
     const error = again.page.getByTestId('chart-error')
     await error.waitFor()
     expect(await error.textContent()).toContain('The saved report "Funnel of everyone" asks for something the project refuses now')
@@ -237,7 +227,7 @@ describe('saved reports in the project', () => {
     await again.page.context().close()
   })
   it('shows a dashboard of reports on an overridden date range, each tile with the numbers of its report on that range', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await pick(page, 'measure-0-event', 'pay', 'Pay')
@@ -261,7 +251,7 @@ describe('saved reports in the project', () => {
     await page.getByTestId('added-to-dashboard').getByRole('link', { name: 'Weekly review' }).click()
     await heading(page, 'Weekly review')
 
-    const zone = (await server.call('GET', '/uba/api/project', { headers: server.project })).body.timeZone
+    const zone = (await ui.server.call('GET', '/uba/api/project', { headers: ui.server.project })).body.timeZone
     const [from, to] = [daysBefore(today(zone), 12), daysBefore(today(zone), 5)]
     await page.getByTestId('dashboard-from').fill(from)
     await page.getByTestId('dashboard-to').fill(to)
@@ -273,7 +263,7 @@ describe('saved reports in the project', () => {
     const reports = await listed()
     const ownOn = async (name: string, kind: string) => {
       const report = reports.find((r) => r.name === name)
-      const res = await server.call('POST', `/uba/api/${kind}/analyze`, { headers: server.project, body: { ...report.request, fromDate: from, toDate: to } })
+      const res = await ui.server.call('POST', `/uba/api/${kind}/analyze`, { headers: ui.server.project, body: { ...report.request, fromDate: from, toDate: to } })
       expect(res.status).toBe(200)
       return res.body
     }

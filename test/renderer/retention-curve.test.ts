@@ -1,22 +1,10 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { useBrowserTest } from '../helpers/browserTest'
 import { answerOf, openCharts, pick, raw, ready, shot, tableValues } from './chartsPage'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  // 100 days: a 90-day range followed for 90 days has data to colour
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 100 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 90_000)
-}, 120_000)
-
-afterAll(() => stop?.())
+// 100 days: a 90-day range followed for 90 days has data to colour
+const ui = useBrowserTest({ sample: { users: 300, days: 100, wait: 90_000 } })
 
 /** The text of the chart's tooltip after hovering a point of the chart (x, y as shares of its box). */
 async function tooltipAt(page: Page, x: number, y: number): Promise<string> {
@@ -30,7 +18,7 @@ async function tooltipAt(page: Page, x: number, y: number): Promise<string> {
 
 describe('retention in the Charts view', () => {
   it('draws a retention curve on or after each day, the percentages of the API answer', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Retention' }).click()
     await pick(page, 'first-event', 'sign up', 'Sign up')
@@ -38,7 +26,7 @@ describe('retention in the Charts view', () => {
     await page.getByTestId('retention-mode').selectOption('onOrAfter')
     await page.getByTestId('first-time').check()
     await ready(page)
-    const { body, api } = await answerOf(server, c, '/uba/api/retentions/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/retentions/analyze')
     expect(body).toMatchObject({ firstEvent: { expression: 'event.sign_up' }, retentionMode: 'onOrAfter', firstTime: true, duration: 7 })
     const all = api.rows[0]
     expect(all.totalPeople).toBeGreaterThan(0)
@@ -74,7 +62,7 @@ describe('retention in the Charts view', () => {
   })
 
   it('draws a curve per breakdown value next to all users', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Retention' }).click()
     await pick(page, 'first-event', 'sign up', 'Sign up')
@@ -82,7 +70,7 @@ describe('retention in the Charts view', () => {
     await pick(page, 'breakdown', 'platform', 'Platform')
     await page.getByTestId('retention-curve').click()
     await ready(page)
-    const { api } = await answerOf(server, c, '/uba/api/retentions/analyze')
+    const { api } = await answerOf(ui.server, c, '/uba/api/retentions/analyze')
     expect(api.rows.length).toBeGreaterThan(2)
     // the legend names all users and each value
     const tip = await tooltipAt(page, 0.3, 0.6)
@@ -93,14 +81,14 @@ describe('retention in the Charts view', () => {
   })
 
   it('shows numbers in the heatmap at 90 days, scrolling through cohorts and offsets', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await page.getByRole('tab', { name: 'Retention' }).click()
     await pick(page, 'first-event', 'sign up', 'Sign up')
     await page.getByTestId('range-last90').click()
     await page.getByTestId('duration').fill('90')
     await ready(page)
-    const { body, api } = await answerOf(server, c, '/uba/api/retentions/analyze')
+    const { body, api } = await answerOf(ui.server, c, '/uba/api/retentions/analyze')
     expect(body.duration).toBe(90)
     expect(api.rows.length).toBe(91)
     expect(await page.getByTestId('retention-heatmap').getAttribute('aria-pressed')).toBe('true')

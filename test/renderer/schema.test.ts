@@ -1,29 +1,21 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { fixture, importAndWait } from '../helpers/ingest'
-import { eventually, type TestServer } from '../helpers/server'
-
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
 
 /** The sample shop (a small one) plus one event that data reported but the plan does not have. */
+const ui = useBrowserTest({ sample: { users: 300, days: 14, wait: 120_000 } })
+
 beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  const started = await server.call('POST', '/uba/api/import/sample', { headers: server.project, body: { users: 300, days: 14 } })
-  expect(started.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${started.body.id}`, { headers: server.project })).body.state === 'succeeded', 120_000)
   const refunds = fixture('refunds.csv', 'user_id,event,time,reason\nu1,refund,2024-02-01 10:00:00,late\nu2,refund,2024-02-02 11:00:00,broken\n')
-  const job = await importAndWait(server, server.project, { path: refunds, mapping: { xwho: 'user_id', xwhat: 'event', xwhen: 'time' } })
+  const job = await importAndWait(ui.server, ui.server.project, { path: refunds, mapping: { xwho: 'user_id', xwhat: 'event', xwhen: 'time' } })
   expect(job.state).toBe('succeeded')
 }, 180_000)
 
-afterAll(() => stop?.())
-
 async function openSchema(colorScheme: 'light' | 'dark', tab = ''): Promise<{ page: Page; problems: string[] }> {
-  const { page, problems } = await openView(browser, server, 'Schema', { colorScheme })
+  const { page, problems } = await openView(ui.browser, ui.server, 'Schema', { colorScheme })
   if (tab) await page.getByTestId(`tab-${tab}`).click()
   return { page, problems }
 }
@@ -38,7 +30,7 @@ interface EventRecord {
 }
 
 async function apiEvents(): Promise<EventRecord[]> {
-  return (await server.call('GET', '/uba/api/schema/event', { headers: server.project })).body
+  return (await ui.server.call('GET', '/uba/api/schema/event', { headers: ui.server.project })).body
 }
 
 describe('Schema view', () => {
@@ -102,7 +94,7 @@ describe('Schema view', () => {
 
   it('edits a user property and shows an event’s properties', async () => {
     const { page } = await openSchema('dark', 'userProperties')
-    const users = (await server.call('GET', '/uba/api/schema/userProperties', { headers: server.project })).body as { id: string; visible: number }[]
+    const users = (await ui.server.call('GET', '/uba/api/schema/userProperties', { headers: ui.server.project })).body as { id: string; visible: number }[]
     await page.getByTestId('schema-count').filter({ hasText: `${users.filter((u) => u.visible === 1).length} user properties` }).waitFor()
     await page.getByTestId('schema-search').fill('$city')
     await rowOf(page, 'user-properties-table', '$city').click()
@@ -110,14 +102,14 @@ describe('Schema view', () => {
     await page.getByTestId('plan-masking').check()
     await page.getByTestId('plan-save').click()
     await page.getByTestId('plan-dialog').waitFor({ state: 'hidden' })
-    const city = ((await server.call('GET', '/uba/api/schema/userProperties', { headers: server.project })).body as { id: string; remark: string; masking: number }[]).find((u) => u.id === '$city')
+    const city = ((await ui.server.call('GET', '/uba/api/schema/userProperties', { headers: ui.server.project })).body as { id: string; remark: string; masking: number }[]).find((u) => u.id === '$city')
     expect(city).toMatchObject({ remark: 'City of the last visit', masking: 1 })
 
     await page.getByTestId('tab-events').click()
     await rowOf(page, 'events-table', 'pay').getByRole('button', { name: 'Properties of pay' }).click()
     expect(await page.getByTestId('event-picker').inputValue()).toBe('pay')
     await rowOf(page, 'event-properties-table', 'amount').waitFor()
-    const props = (await server.call('GET', '/uba/api/schema/eventProperties?eventId=pay', { headers: server.project })).body as unknown[]
+    const props = (await ui.server.call('GET', '/uba/api/schema/eventProperties?eventId=pay', { headers: ui.server.project })).body as unknown[]
     expect(await page.getByTestId('event-properties-table').locator('tbody tr').count()).toBe(props.length)
     await page.screenshot({ path: join(RESULTS, 'schema-event-properties-dark.png'), fullPage: true })
     await page.context().close()
@@ -141,7 +133,7 @@ describe('Schema view', () => {
     await page.getByTestId('virtual-save').click()
     await page.getByTestId('virtual-dialog').waitFor({ state: 'hidden' })
 
-    const virtual = (await server.call('GET', '/uba/api/meta/event?type=virtual', { headers: server.project })).body as { id: string; name: string; content: unknown }[]
+    const virtual = (await ui.server.call('GET', '/uba/api/meta/event?type=virtual', { headers: ui.server.project })).body as { id: string; name: string; content: unknown }[]
     expect(virtual.find((v) => v.id === 'big_purchase')).toMatchObject({
       name: 'Big purchase',
       content: {
@@ -177,7 +169,7 @@ describe('Schema view', () => {
     await page.getByTestId('dimension-dialog').waitFor({ state: 'hidden' })
     await rowOf(page, 'dimensions-table', 'store_regions').waitFor()
 
-    const fields = (await server.call('GET', '/uba/api/project/dimensions/properties?table=store_regions', { headers: server.project })).body
+    const fields = (await ui.server.call('GET', '/uba/api/project/dimensions/properties?table=store_regions', { headers: ui.server.project })).body
     expect(fields.map((f: { id: string; dataType: string; relation: number }) => [f.id, f.dataType, f.relation])).toEqual([
       ['region_code', 'string', 1],
       ['label', 'string', 0],
@@ -185,7 +177,7 @@ describe('Schema view', () => {
       ['coastal', 'boolean', 0],
       ['opened', 'datetime', 0],
     ])
-    const tables = (await server.call('GET', '/uba/api/project/dimensions', { headers: server.project })).body as { table: string; rows: number }[]
+    const tables = (await ui.server.call('GET', '/uba/api/project/dimensions', { headers: ui.server.project })).body as { table: string; rows: number }[]
     expect(tables.find((t) => t.table === 'store_regions')?.rows).toBe(2)
 
     await rowOf(page, 'dimensions-table', 'store_regions').click()
@@ -198,7 +190,7 @@ describe('Schema view', () => {
     await page.getByTestId('confirm-button').click()
     await page.getByTestId('dimension-confirm').waitFor({ state: 'hidden' })
     await rowOf(page, 'dimensions-table', 'store_regions').waitFor({ state: 'detached' })
-    const after = (await server.call('GET', '/uba/api/project/dimensions', { headers: server.project })).body as { table: string }[]
+    const after = (await ui.server.call('GET', '/uba/api/project/dimensions', { headers: ui.server.project })).body as { table: string }[]
     expect(after.map((t) => t.table)).toEqual(['products'])
     expect(problems).toEqual([])
     await page.context().close()

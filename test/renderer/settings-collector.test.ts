@@ -1,19 +1,11 @@
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, RESULTS, startBrowserTest } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { openView, RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import { rawRequest } from '../helpers/raw'
-import type { TestServer } from '../helpers/server'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-})
-afterAll(() => stop?.())
+const ui = useBrowserTest()
 
 /** Nothing listens on the port: a new connection is refused. */
 const refused = (port: number) =>
@@ -28,9 +20,9 @@ const refused = (port: number) =>
 
 describe('Settings: the collector on your network', () => {
   it('switches the /up-only listener on, shows the address to put into the SDK, and off again', async () => {
-    const { page, problems } = await openView(browser, server, null)
+    const { page, problems } = await openView(ui.browser, ui.server, null)
     const card = page.getByTestId('collector-listener')
-    await card.getByText(`${server.url}/up`).waitFor()
+    await card.getByText(`${ui.server.url}/up`).waitFor()
     expect(await card.getByRole('switch').getAttribute('aria-checked')).toBe('false')
     // tests listen on loopback only: this machine, any free port
     await card.getByLabel('Listen on').selectOption('127.0.0.1')
@@ -41,7 +33,7 @@ describe('Settings: the collector on your network', () => {
     const address = (await url.textContent())!.trim()
     expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/up$/)
     const port = Number(new URL(address).port)
-    expect(port).not.toBe(server.app.port)
+    expect(port).not.toBe(ui.server.app.port)
     expect(await card.getByRole('switch').getAttribute('aria-checked')).toBe('true')
     expect(await card.getByLabel('Port').inputValue()).toBe(String(port))
     expect(await card.getByLabel('Listen on').isDisabled()).toBe(true)
@@ -58,12 +50,12 @@ describe('Settings: the collector on your network', () => {
   })
 
   it('shows why the listener could not start', async () => {
-    const { page, problems } = await openView(browser, server, null, { allow400: true })
+    const { page, problems } = await openView(ui.browser, ui.server, null, { allow400: true })
     const card = page.getByTestId('collector-listener')
     await card.getByLabel('Listen on').selectOption('127.0.0.1')
-    await card.getByLabel('Port').fill(String(server.app.port))
+    await card.getByLabel('Port').fill(String(ui.server.app.port))
     await card.getByRole('switch').click()
-    await card.getByRole('alert').filter({ hasText: `port ${server.app.port} is already in use on 127.0.0.1` }).waitFor()
+    await card.getByRole('alert').filter({ hasText: `port ${ui.server.app.port} is already in use on 127.0.0.1` }).waitFor()
     expect(await card.getByRole('switch').getAttribute('aria-checked')).toBe('false')
     expect(problems).toEqual([])
   })

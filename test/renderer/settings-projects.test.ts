@@ -1,20 +1,13 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { setSetting } from '../../src-main/domain/platform/settings'
 import { nameProblem } from '../../src-renderer/src/components/projectRules'
-import { RESULTS, startBrowserTest } from '../helpers/browser'
+import { RESULTS } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
 import type { TestServer } from '../helpers/server'
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-})
-
-afterAll(() => stop?.())
+const ui = useBrowserTest()
 
 const PROJECTS = '/uba/manage/enterprise/projects'
 // the browser's own zone, so that the dialog's default is known and differs from the zone chosen
@@ -28,7 +21,7 @@ interface ListedProject {
 }
 
 function platform(method: string, path: string, body?: unknown): ReturnType<TestServer['call']> {
-  return server.call(method, path, { headers: { xtoken: server.creds.xtoken }, body })
+  return ui.server.call(method, path, { headers: { xtoken: ui.server.creds.xtoken }, body })
 }
 
 async function listed(): Promise<ListedProject[]> {
@@ -37,11 +30,11 @@ async function listed(): Promise<ListedProject[]> {
 
 /** Opens Settings through the connect link; uncaught page errors are collected in `errors`. */
 async function openSettings(colorScheme: 'light' | 'dark'): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, timezoneId: BROWSER_ZONE })
+  const context = await ui.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, timezoneId: BROWSER_ZONE })
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (err) => errors.push(err.message))
-  await page.goto(`${server.url}/#/connect?xtoken=${server.creds.xtoken}`)
+  await page.goto(`${ui.server.url}/#/connect?xtoken=${ui.server.creds.xtoken}`)
   await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()
   await page.getByTestId('project-events').filter({ hasText: /^\d/ }).waitFor()
   return { page, errors }
@@ -96,14 +89,14 @@ describe('Settings: projects and the data stream', () => {
   })
 
   it('starts the data stream and stops it again, showing the states the server reports', async () => {
-    const { appKey } = server.project
+    const { appKey } = ui.server.project
     const { page, errors } = await openSettings('light')
     await page.getByTestId('settings-project').selectOption(appKey)
     const badge = page.getByTestId('stream-row').getByTestId('stream-state')
     const toggle = page.getByRole('switch', { name: 'Data stream' })
     await badge.filter({ hasText: 'Not started' }).waitFor()
     expect(await toggle.getAttribute('aria-checked')).toBe('false')
-    expect(await page.getByTestId('stream-row').textContent()).toContain(`${server.url}/up`)
+    expect(await page.getByTestId('stream-row').textContent()).toContain(`${ui.server.url}/up`)
 
     await toggle.click()
     await badge.filter({ hasText: /^Started$/ }).waitFor()
@@ -123,7 +116,7 @@ describe('Settings: projects and the data stream', () => {
 
   it("shows the server's refusal when the project quota is reached", async () => {
     const count = (await listed()).length
-    setSetting(server.app.ctx.meta, 'quota.projects', String(count))
+    setSetting(ui.server.app.ctx.meta, 'quota.projects', String(count))
     try {
       const { page } = await openSettings('light')
       await page.getByTestId('new-project').click()
@@ -140,7 +133,7 @@ describe('Settings: projects and the data stream', () => {
       expect((await listed()).length).toBe(count)
       await page.context().close()
     } finally {
-      setSetting(server.app.ctx.meta, 'quota.projects', '100')
+      setSetting(ui.server.app.ctx.meta, 'quota.projects', '100')
     }
   })
 

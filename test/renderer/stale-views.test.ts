@@ -1,28 +1,21 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openView, startBrowserTest } from '../helpers/browser'
-import { eventually, type TestServer } from '../helpers/server'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openView } from '../helpers/browser'
+import { useBrowserTest } from '../helpers/browserTest'
+import { eventually } from '../helpers/server'
 import { openCharts, pick, ready, tableValues } from './chartsPage'
 
 /** What a view shows must belong to the project, analysis and cohorts of now, not of before. */
 
-let server: TestServer
-let browser: Browser
-let stop: () => Promise<void>
+const ui = useBrowserTest({ sample: { users: 200, days: 14 } })
 let headers: { appKey: string; token: string }
 
-beforeAll(async () => {
-  ;({ server, browser, stop } = await startBrowserTest())
-  headers = server.project
-  const job = await server.call('POST', '/uba/api/import/sample', { headers, body: { users: 200, days: 14 } })
-  expect(job.status).toBe(200)
-  await eventually(async () => (await server.call('GET', `/uba/api/import/jobs/${job.body.id}`, { headers })).body.state === 'succeeded', 60_000)
-}, 90_000)
-
-afterAll(() => stop?.())
+beforeAll(() => {
+  headers = ui.server.project
+})
 
 type CohortRow = { id: number; name: string; code: string; status: string }
-const cohorts = async (): Promise<CohortRow[]> => (await server.call('GET', '/uba/api/cohort', { headers })).body
+const cohorts = async (): Promise<CohortRow[]> => (await ui.server.call('GET', '/uba/api/cohort', { headers })).body
 
 /** The crowds the Users picker offers now (it is closed again after reading). */
 async function offeredCrowds(page: Page): Promise<string[]> {
@@ -49,7 +42,7 @@ async function openUsers(page: Page): Promise<void> {
 
 describe('Charts: the crowds and the users of a cell follow what changed', () => {
   it('a cohort saved from the users of an event cell is offered as a crowd at once', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await openUsers(page)
@@ -65,22 +58,22 @@ describe('Charts: the crowds and the users of a cell follow what changed', () =>
     await page.getByTestId('cell-saved').waitFor()
     await expect.poll(async () => offers(await offeredCrowds(page), 'Payers of one day')).toBe(true)
     const saved = (await cohorts()).find((k) => k.name === 'Payers of one day')!
-    expect((await server.call('DELETE', `/uba/api/cohort/${saved.id}`, { headers })).status).toBe(200)
+    expect((await ui.server.call('DELETE', `/uba/api/cohort/${saved.id}`, { headers })).status).toBe(200)
     expect(c.problems).toEqual([])
     await page.context().close()
   }, 120_000)
 
   it('a crowd deleted by another tool: the refusal replaces the numbers, and the picker drops the cohort', async () => {
     const rule = { ruleGroup: [{ relation: 'AND', rules: [{ type: 'user', expression: 'user.membership_level', function: 'EQ', params: ['gold'] }] }], relations: [] }
-    const cohort = await server.call('POST', '/uba/api/cohort', { headers, body: { name: 'Gold members', dynamic: 0, content: rule } })
+    const cohort = await ui.server.call('POST', '/uba/api/cohort', { headers, body: { name: 'Gold members', dynamic: 0, content: rule } })
     expect(cohort.status).toBe(200)
-    await eventually(async () => (await server.call('GET', `/uba/api/cohort/${cohort.body.id}`, { headers })).body.status === 'success', 30_000)
-    const { page, problems } = await openCharts(browser, server, 'light')
+    await eventually(async () => (await ui.server.call('GET', `/uba/api/cohort/${cohort.body.id}`, { headers })).body.status === 'success', 30_000)
+    const { page, problems } = await openCharts(ui.browser, ui.server, 'light')
     await pick(page, 'crowd', 'gold', 'Gold members')
     await ready(page)
     expect(await page.getByTestId('result-table').count()).toBe(1)
 
-    expect((await server.call('DELETE', `/uba/api/cohort/${cohort.body.id}`, { headers })).status).toBe(200)
+    expect((await ui.server.call('DELETE', `/uba/api/cohort/${cohort.body.id}`, { headers })).status).toBe(200)
     await page.getByTestId('unit').selectOption('WEEK')
     const error = page.getByTestId('chart-error')
     await error.waitFor()
@@ -93,7 +86,7 @@ describe('Charts: the crowds and the users of a cell follow what changed', () =>
   }, 60_000)
 
   it('the users of a cell close when another analysis is chosen', async () => {
-    const c = await openCharts(browser, server, 'light')
+    const c = await openCharts(ui.browser, ui.server, 'light')
     const { page } = c
     await ready(page)
     await openUsers(page)
@@ -106,10 +99,10 @@ describe('Charts: the crowds and the users of a cell follow what changed', () =>
 
 describe('People: switching project', () => {
   it('a new, empty project shows none of the project before’s users, and its address names none', async () => {
-    const x = { xtoken: server.creds.xtoken }
-    expect((await server.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey: 'empty1', name: 'Empty' } })).status).toBe(200)
-    await eventually(async () => (await server.call('GET', '/uba/manage/enterprise/projects/empty1', { headers: x })).body.finish === true, 30_000)
-    const { page, problems } = await openView(browser, server, 'People')
+    const x = { xtoken: ui.server.creds.xtoken }
+    expect((await ui.server.call('POST', '/uba/manage/enterprise/projects', { headers: x, body: { appKey: 'empty1', name: 'Empty' } })).status).toBe(200)
+    await eventually(async () => (await ui.server.call('GET', '/uba/manage/enterprise/projects/empty1', { headers: x })).body.finish === true, 30_000)
+    const { page, problems } = await openView(ui.browser, ui.server, 'People')
     const active = page.getByTestId('active-user')
     await active.first().waitFor()
     const xwho = ((await active.first().locator('.id').textContent()) ?? '').trim()

@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -8,15 +7,7 @@ import { REDACTED } from '../../src-main/serverLog'
 import { ClickHouseClient } from '../../src-main/warehouse/clickhouse/client'
 import { clickhouseAvailable, READER, startClickHouse, type TestClickHouse } from '../helpers/clickhouse'
 import { startTestServer, type TestServer } from '../helpers/server'
-
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  const port = (srv.address() as AddressInfo).port
-  await new Promise((r) => srv.close(r))
-  return port
-}
+import { closedPort } from '../helpers/failures'
 
 describe.skipIf(!clickhouseAvailable())('a project on a ClickHouse server, through the API (real clickhouse-server)', () => {
   let ch: TestClickHouse
