@@ -72,7 +72,7 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
       apps.push({ name, dir, server, project: credentialsOf(dir).projects.find((p) => p.appKey === name)!, folder })
     }
     expect(apps[0].folder).not.toBe(apps[1].folder)
-  }, 180_000)
+  }, 300_000)
 
   afterAll(async () => {
     killAll()
