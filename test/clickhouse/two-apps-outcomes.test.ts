@@ -75,6 +75,8 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
       apps.push({ name, dir, server, project: credentialsOf(dir).projects.find((p) => p.appKey === name)!, folder })
     }
     expect(apps[0].folder).not.toBe(apps[1].folder)
+    // each test starts the servers it needs
+    for (const app of apps) await app.server.kill()
   }, 300_000)
 
   // a test that fails half-way leaves no server of its folders to the next
@@ -90,6 +92,8 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
 
   it("an import of each app killed after its commit: the second app's start-up settles its own job and leaves the first's record; the first, restarted, settles its job from it", async () => {
     const [a, b] = apps
+    await start(a, 'after-commit')
+    await start(b, 'after-commit')
     const aJob = await startImport(a, [rec('a1', 'buy', 0, { price: 10 }), rec('a2', 'buy', 1, { price: 20 }), rec('a1', 'browse', 2, { city: 'Paris' }), rec('a1', '$profile_set', 3, { tier: 'gold' })].join('\n'))
     await a.server.printed(new RegExp(`test pause: after-commit job ${aJob}`))
     await a.server.kill()
