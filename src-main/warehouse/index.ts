@@ -76,6 +76,12 @@ export interface Warehouse {
    * Absent: the database is this folder's alone.
    */
   claimTable?(table: string): Promise<void>
+  /**
+   * On a database other UBA Desks may share (ClickHouse): this data folder's id (8 hex digits,
+   * setting `platform.folderId`), which names what is this folder's alone there (its sealed
+   * outcomes: domain/outcomes.ts). Absent: the database is this folder's alone.
+   */
+  readonly folder?: string
   /** As `claimTable`: drops the table unless another data folder has it (then it stays). Absent: DROP TABLE IF EXISTS. */
   dropOwnTable?(table: string): Promise<void>
   /** Adds property columns a table does not have yet (the schema grows as data is reported). */

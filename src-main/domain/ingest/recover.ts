@@ -2,7 +2,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Warehouse } from '../../warehouse'
 import type { DomainContext } from '../context'
-import { forgetOutcomes, readOutcomes } from '../outcomes'
+import { forgetEarlierOutcomes, forgetOutcomes, readEarlierOutcomes, readOutcomes } from '../outcomes'
 import type { ProjectScope } from '../project/scope'
 import { recordReported } from '../schema/plan'
 import { jobKey, reportedOf, resultOf, UPLOAD_KEY_PREFIX, type JobOutcome, type SealedReported } from './jobOutcome'
@@ -46,8 +46,22 @@ async function settleJob(ctx: DomainContext, scope: ProjectScope, row: JobRow, o
   return settled
 }
 
+/**
+ * This folder's job records in the table every folder of a shared database wrote before each had
+ * its own (domain/outcomes.ts): a key `job:<id>` of one of this project's jobs is this folder's
+ * (job ids are random UUIDs). Other records there (collector batches, cohort and tag runs, keyed
+ * by random or per-app ids) cannot be told apart and are left alone (docs/clickhouse.md).
+ */
+async function earlierJobOutcomes(ctx: DomainContext, appKey: string, conn: Warehouse): Promise<Map<string, unknown>> {
+  const known = ctx.meta.prepare('SELECT 1 FROM import_jobs WHERE id = ? AND app_key = ?').pluck()
+  const earlier = await readEarlierOutcomes(conn)
+  return new Map([...earlier].filter(([key]) => key.startsWith('job:') && known.get(key.slice(4), appKey) !== undefined))
+}
+
 async function settleProject(ctx: DomainContext, scope: ProjectScope, rows: JobRow[], conn: Warehouse): Promise<void> {
   const sealed = await readOutcomes(conn, null)
+  const earlier = await earlierJobOutcomes(ctx, scope.appKey, conn)
+  for (const [key, outcome] of earlier) if (!sealed.has(key)) sealed.set(key, outcome)
   const keep: string[] = []
   for (const row of rows) {
     const outcome = sealed.get(jobKey(row.id)) as JobOutcome | undefined
@@ -63,6 +77,7 @@ async function settleProject(ctx: DomainContext, scope: ProjectScope, rows: JobR
     if (!key.startsWith('job:') || (row && !(await settleJob(ctx, scope, row, outcome as JobOutcome)))) keep.push(key)
   }
   await forgetOutcomes(conn, null, keep)
+  await forgetEarlierOutcomes(conn, [...earlier.keys()].filter((key) => !keep.includes(key)))
 }
 
 /**

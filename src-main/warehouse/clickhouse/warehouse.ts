@@ -89,6 +89,11 @@ export class ClickHouseWarehouse implements WarehouseSession {
 
   readonly dialect: Dialect
 
+  /** The data folder's id: the database may be shared with other UBA Desks (see `Warehouse.folder`). */
+  get folder(): string {
+    return this.host.folder
+  }
+
   /** The project's database on the server. */
   get database(): string {
     return this.host.database

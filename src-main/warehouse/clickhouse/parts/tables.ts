@@ -35,25 +35,44 @@ export function valueTypeOf(engineType: string): ValueType {
 const STAGING = '_uba_staged_rows'
 
 /**
+ * A datetime column of the table as the rebuilt table takes it (epoch ms, Int64). A table made
+ * before datetimes were stored so has a DateTime column there, into which 18.16 had parsed the
+ * app's epoch ms as seconds and kept them modulo 2^32 (measured; docs/clickhouse.md, "Dimension
+ * tables from before"): the value cannot be told from any other 2^32 ms (49.7 days) apart, so it
+ * goes as NULL (unknown); a relation column keeps the stored value as ms (its rows stay apart).
+ * `toTypeName` is a constant: a column already Int64 goes as it is.
+ */
+function storedMillis(c: TableColumn, keys: string[]): string {
+  const col = ident(c.id)
+  if (c.type !== 'datetime') return col
+  return `if(toTypeName(${col}) LIKE '%DateTime%', ${keys.includes(c.id) ? `toInt64(${col}) * 1000` : 'NULL'}, toInt64(${col}))`
+}
+
+/**
  * An upsert as 18.16 can write it: the table is rebuilt beside (rows whose key is not staged as
  * they are; rows whose key is staged with each given value; staged rows with a new key) and
- * swapped in by one RENAME, so a reader sees the old rows or the new ones.
+ * swapped in by one RENAME, so a reader sees the old rows or the new ones. The rebuilt table's
+ * datetime columns are Int64 epoch ms whatever the old table had (see storedMillis): a table
+ * from before is converted by its next write, in that same swap.
  */
 function upsertByRebuild(name: string, columns: TableColumn[], keys: string[], table: TableColumn[]) {
   const t = ident(name)
   const next = ident(`${name}__next`)
   const old = ident(`${name}__old`)
+  // relation columns are NOT NULL (createTable), the others Nullable
+  const retype = table.filter((c) => c.type === 'datetime').map((c) => `ALTER TABLE ${next} MODIFY COLUMN ${ident(c.id)} ${keys.includes(c.id) ? 'Int64' : 'Nullable(Int64)'}`)
   const staged = columns.map((c, i) => ({ id: c.id, col: `_uba_c${i}`, given: `_uba_g${i}`, type: c.type }))
   const defs = staged.flatMap((c) => [`${c.col} ${nullableStored(c.type)}`, `${c.given} UInt8`])
   const keyed = staged.filter((c) => keys.includes(c.id))
   // one key is compared as itself: current versions do not match tuple(x) against a one-column subquery
   const row = (cols: string[]) => (cols.length === 1 ? cols[0] : `(${cols.join(', ')})`)
-  const keyTuple = row(keys.map(ident))
+  const keyTuple = row(keys.map((k) => storedMillis(table.find((c) => c.id === k) ?? { id: k, type: 'string' }, keys)))
   const stagedKeys = `(SELECT ${keyed.map((c) => c.col).join(', ')} FROM ${STAGING})`
   const merged = table.map((col) => {
     const s = staged.find((c) => c.id === col.id)
-    return !s || keys.includes(col.id) ? ident(col.id) : `if(${s.given} != 0, ${s.col}, ${ident(col.id)})`
+    return !s || keys.includes(col.id) ? storedMillis(col, keys) : `if(${s.given} != 0, ${s.col}, ${storedMillis(col, keys)})`
   })
+  const kept = table.map((c) => storedMillis(c, keys))
   // the join's right side names each key as the table does (USING), the rest apart; current versions want its alias
   const right = `(SELECT ${staged.map((c) => (keys.includes(c.id) ? `${c.col} AS ${ident(c.id)}` : `${c.col}, ${c.given}`)).join(", ")} FROM ${STAGING}) AS _uba_s`
   const all = table.map((c) => ident(c.id)).join(', ')
@@ -63,7 +82,8 @@ function upsertByRebuild(name: string, columns: TableColumn[], keys: string[], t
     apply: [
       `DROP TABLE IF EXISTS ${next}`,
       `CREATE TABLE ${next} AS ${t}`,
-      `INSERT INTO ${next} (${all}) SELECT ${all} FROM ${t} WHERE ${keyTuple} NOT IN ${stagedKeys}`,
+      ...retype,
+      `INSERT INTO ${next} (${all}) SELECT ${kept.join(', ')} FROM ${t} WHERE ${keyTuple} NOT IN ${stagedKeys}`,
       `INSERT INTO ${next} (${all}) SELECT ${merged.join(', ')} FROM ${t} ALL INNER JOIN ${right} USING (${keys.map(ident).join(', ')})`,
       `INSERT INTO ${next} (${staged.map((c) => ident(c.id)).join(', ')}) SELECT ${staged.map((c) => c.col).join(', ')} FROM ${STAGING} WHERE ${row(keyed.map((c) => c.col))} NOT IN (SELECT ${keys.map(ident).join(', ')} FROM ${t})`,
       `RENAME TABLE ${t} TO ${old}, ${next} TO ${t}`,
