@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { captureStatements, CHDB, type Chdb, openChdb, warnWithoutChdb } from '../helpers/chdb'
 import { clickhouseAvailable } from '../helpers/clickhouse'
+import { eventually } from '../helpers/server'
 import { useTwins } from '../helpers/twinProjects'
 import { content, createCohort, eventRule, form, group, postForm, settled, single, userRule } from '../server/cohorts-helpers'
 import { cohortData, ZONE } from './peopleData'
@@ -15,7 +16,8 @@ import { cohortData, ZONE } from './peopleData'
  * run left in the cohort's table, and with the hand-computed members (those of cohorts.test.ts,
  * peopleData.ts's users). Every rule kind of the cohort tests: user properties, event counts on
  * local days, did not do, ranges, relative days, distinct values, event filters (one on a user
- * property), AND / OR / AND_NOT, file cohorts by id and by a user property, a recompute.
+ * property), AND / OR / AND_NOT, file cohorts by id and by a user property, a recompute; tags from rules and from a file (their
+ * INSERT … SELECT of a version's rows).
  * Opt-in like paths-current.test.ts: UBA_CHDB names a folder with chdb installed.
  */
 warnWithoutChdb('ClickHouse current-version cohort computation')
@@ -49,7 +51,11 @@ const RULES: [string, unknown, string[]][] = [
   ['AND in a group with did not do', content([group([userRule('user.city', 'EQ', ['X']), pays('EQ', [0])], 'AND')]), ['e']],
 ]
 
+/** The read that fills a cohort's table (built beside, then swapped in): [statement, the table, the SELECT]. */
 const FILL = /^\s*CREATE TABLE (\S+)__next ENGINE = MergeTree ORDER BY tuple\(\) AS (SELECT[\s\S]*)$/
+/** A tag's version: rows (version, distinct_id, value) inserted into its table (or the executor's staging table of it). */
+const TAG_FILL = /^\s*INSERT INTO (\S+) (SELECT [\s\S]*)$/
+const TAG_TABLE = /^\s*CREATE TABLE IF NOT EXISTS (\S+) \(version Int32/
 const TEMPORARY = /^\s*CREATE TEMPORARY TABLE (?:IF NOT EXISTS )?(\S+)/i
 
 describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on current ClickHouse (chDB) and 18.16: the same members', () => {
@@ -74,13 +80,19 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on
 
   /**
    * Runs `work` (a cohort's computation) capturing its statements; replays the temporary tables and
-   * the fill's SELECT on both versions. Resolves to the users (xwho) the replay selected.
+   * the fill's SELECT on both versions. Resolves to the rows the replay selected: a cohort's
+   * (distinct_id, xwho), a tag's (version, distinct_id, value).
    */
-  async function expectSameFill(work: () => Promise<void>): Promise<string[]> {
+  async function expectSameFill(work: () => Promise<void>): Promise<unknown[][]> {
     const statements = await captureStatements(twins.clickhouse.url, database(), work)
-    const fills = statements.map((sql) => FILL.exec(sql)).filter((m) => m !== null)
+    const tag = statements.map((sql) => TAG_TABLE.exec(sql)?.[1]).find((t) => t !== undefined)
+    const fills = tag
+      ? statements.map((sql) => TAG_FILL.exec(sql)).filter((m) => m !== null && m[1].replace(/`/g, '').endsWith(tag)).map((m) => m![2])
+      : statements.map((sql) => FILL.exec(sql)).filter((m) => m !== null).map((m) => m[2])
     expect(fills.length, statements.join('\n----\n')).toBe(1)
-    const [, table, select] = fills[0]
+    const [select] = fills
+    // what the run left: the cohort's table, or the tag's rows of the version written
+    const written = tag ? (rows: unknown[][]) => `SELECT * FROM ${tag} WHERE version = ${Number(rows[0]?.[0] ?? -1)}` : () => `SELECT * FROM ${FILL.exec(statements.find((sql) => FILL.test(sql))!)![1]}`
     const temporaries = statements.filter((sql) => TEMPORARY.test(sql))
     const current = chdb!
     const session = `chdb-cohort-${Math.random().toString(36).slice(2)}`
@@ -99,12 +111,14 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on
       }
       expect(sorted(now), select).toEqual(sorted(before))
       // the replayed read is the one that filled the cohort's table
-      expect(sorted(before)).toEqual(sorted(await old(`SELECT * FROM ${table}`, session)))
-      return before.map((r) => String(r[1])).sort()
+      expect(sorted(before)).toEqual(sorted(await old(written(before), session)))
+      return before
     } finally {
       for (const sql of temporaries) current.query(`DROP TEMPORARY TABLE IF EXISTS ${TEMPORARY.exec(sql)![1]}`)
     }
   }
+
+  const xwho = (rows: unknown[][]) => rows.map((r) => String(r[1])).sort()
 
   for (const [name, c, expected] of RULES) {
     it(`${name}: ${expected.join(', ') || 'nobody'}`, async () => {
@@ -112,7 +126,7 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on
         const cohort = await createCohort(twins.server, twins.house, { content: c })
         expect(cohort.status, cohort.failReason).toBe('success')
       })
-      expect(users).toEqual(expected)
+      expect(xwho(users)).toEqual(expected)
     })
   }
 
@@ -123,7 +137,7 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on
       expect(again.status).toBe(200)
       expect(await settled(twins.server, twins.house, cohort.id)).toMatchObject({ status: 'success', userNumber: 3 })
     })
-    expect(users).toEqual(['a', 'b', 'dan'])
+    expect(xwho(users)).toEqual(['a', 'b', 'dan'])
   })
 
   const FILES: [string, Record<string, string>, string, string[]][] = [
@@ -138,7 +152,29 @@ describe.skipIf(!CHDB || !clickhouseAvailable())('cohort computation\'s reads on
         // a file cohort is computed before the answer
         expect(res.body.userNumber).toBe(expected.length)
       })
-      expect(users).toEqual(expected)
+      expect(xwho(users)).toEqual(expected)
     })
   }
+
+  /** The values of a tag's version, sorted. */
+  const values = (rows: unknown[][]) => rows.map((r) => String(r[2])).sort()
+  const tagged = async (path: string, body: Record<string, unknown> | FormData) => {
+    const res = body instanceof FormData ? await postForm(twins.server, path, twins.house, body) : await twins.server.call('POST', path, { headers: twins.house, body })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    await eventually(async () => {
+      const tag = ((await twins.server.call('GET', '/uba/api/tags', { headers: twins.house })).body as any[]).find((t) => t.code === res.body.code)
+      return tag.status !== 'calculating' && tag.versions.length >= 1
+    })
+  }
+
+  it('a tag from rules (the first rule a user matches wins)', async () => {
+    const rules = [{ value: 'vip', content: single(userRule('user.city', 'EQ', ['X'])) }, { value: 'buyer', content: single(pays('GTE', [1])) }]
+    // a and e live in X (a also paid: vip wins), dan paid
+    expect(values(await expectSameFill(() => tagged('/uba/api/tags', { name: 'Level', rules })))).toEqual(['buyer', 'vip', 'vip'])
+  })
+
+  it('a tag from a file (the login id\'s row wins over its anonymous id\'s)', async () => {
+    const file = form({ name: 'Seg' }, { name: 'seg.csv', data: 'xwho,value\na,gold\nanon-d,silver\ndan,bronze\nghost,x\n' })
+    expect(values(await expectSameFill(() => tagged('/uba/api/tags/byfile', file)))).toEqual(['bronze', 'gold'])
+  })
 })

@@ -23,17 +23,23 @@ type Aggregator = NonNullable<RetentionShape['measure']>
 
 /**
  * Per (user, period) partials of the return rows' values `rv` ([sql, name]; `returned` is the
- * return test, for a partial that cannot take NULL), and how a row's keys combine them.
+ * return test, for a partial that cannot take NULL); `grouped`, their combination over a row's
+ * keys ([sql, name]); `total`, the measure from the grouped rows that make a row (`nv`: AVG_PER's
+ * returning users with a value, from the row's own keys only).
  */
-const PARTIALS: Record<Aggregator, { partial: (rv: string, returned: string) => [string, string][]; total: string }> = {
-  SUM: { partial: (rv) => [[`sum(${rv})`, 'sv']], total: 'sum(sv)' },
-  AVG: { partial: (rv) => [[`sum(${rv})`, 'sv'], [`count(${rv})`, 'cv']], total: 'sum(sv) / nullIf(sum(cv), 0)' },
-  MAX: { partial: (rv) => [[`max(${rv})`, 'mx']], total: 'max(mx)' },
-  MIN: { partial: (rv) => [[`min(${rv})`, 'mn']], total: 'min(mn)' },
+const PARTIALS: Record<Aggregator, { partial: (rv: string, returned: string) => [string, string][]; grouped: [string, string][]; total: string }> = {
+  SUM: { partial: (rv) => [[`sum(${rv})`, 'sv']], grouped: [['sum(sv)', 'g_sv']], total: 'sum(g_sv)' },
+  AVG: { partial: (rv) => [[`sum(${rv})`, 'sv'], [`count(${rv})`, 'cv']], grouped: [['sum(sv)', 'g_sv'], ['sum(cv)', 'g_cv']], total: 'sum(g_sv) / nullIf(sum(g_cv), 0)' },
+  MAX: { partial: (rv) => [[`max(${rv})`, 'mx']], grouped: [['max(mx)', 'g_mx']], total: 'max(g_mx)' },
+  MIN: { partial: (rv) => [[`min(${rv})`, 'mn']], grouped: [['min(mn)', 'g_mn']], total: 'min(g_mn)' },
   // the sum per returning user who carried a value, as the event analysis does
-  AVG_PER: { partial: (rv) => [[`sum(${rv})`, 'sv'], [`count(${rv})`, 'cv']], total: 'sum(sv) / nullIf(sum(uv), 0)' },
+  AVG_PER: { partial: (rv) => [[`sum(${rv})`, 'sv'], [`count(${rv})`, 'cv']], grouped: [['sum(sv)', 'g_sv']], total: 'sum(g_sv) / nullIf(sumIf(nv, key_s = at_s), 0)' },
   // a Float64 like the other measures: the rows' m is one column; any type of value (a list's too), so no if(…, v, NULL)
-  REMOVE_DUMPLICATE: { partial: (_rv, returned) => [[`groupUniqArrayIf(v, ${returned} AND isNotNull(v))`, 'vs']], total: 'toFloat64(length(groupUniqArrayArray(vs)))' },
+  REMOVE_DUMPLICATE: {
+    partial: (_rv, returned) => [[`groupUniqArrayIf(v, ${returned} AND isNotNull(v))`, 'vs']],
+    grouped: [['groupUniqArrayArray(vs)', 'g_vs']],
+    total: 'toFloat64(length(groupUniqArrayArray(g_vs)))',
+  },
 }
 
 const flatten = (lists: string) => `arrayReduce('groupArrayArray', ${lists})`
@@ -68,15 +74,22 @@ export function measureCellsSql(scan: string, shape: RetentionShape, p: SqlParam
   const none = 'toInt64(-1)'
   const starters = `arrayMap((_uba_s, _uba_y) -> (_uba_s, ${none}, toUInt8(1), toUInt8(0), ${carried('_uba_y')}), arrayConcat([${none}], fs), arrayResize(arrayResize(ps, 0), length(fs) + 1))`
   const cells = `arrayMap(_uba_y -> (${at('_uba_y', 1)}, ${at('_uba_y', 2)}, toUInt8(1), ${valued('_uba_y')}, ${carried('_uba_y')}), ps)`
-  // $ALL at k: arrayEnumerateUniq numbers each key's occurrences, so 1 marks the user's first (AVG_PER: first of (k, valued))
-  const everyPeriod = perUser
-    ? `arrayMap((_uba_y, _uba_n, _uba_nv) -> (${none}, ${at('_uba_y', 2)}, toUInt8(_uba_n = 1), toUInt8(_uba_nv = 1 AND ${valued('_uba_y')}), ${carried('_uba_y')}),
-      ps, arrayEnumerateUniq(ks), arrayEnumerateUniq(ks, arrayMap(_uba_y -> toUInt8(${valued('_uba_y')}), ps)))`
-    : `arrayMap((_uba_y, _uba_n) -> (${none}, ${at('_uba_y', 2)}, toUInt8(_uba_n = 1), toUInt8(0), ${carried('_uba_y')}), ps, arrayEnumerateUniq(ks))`
+  // $ALL at k: one key per user and k, without partials (the cells' carry them there); arrayEnumerateUniq
+  // numbers each k's occurrences, so 1 marks the user's first (AVG_PER: also the first of (k, valued))
+  const blank = 'arrayResize(arrayResize(ps, 0), length(ps))'
+  const marks = perUser
+    ? `arrayMap((_uba_y, _uba_n, _uba_nv, _uba_b) -> (${none}, ${at('_uba_y', 2)}, toUInt8(_uba_n = 1), toUInt8(_uba_nv = 1 AND ${valued('_uba_y')}), ${carried('_uba_b')}),
+      ps, arrayEnumerateUniq(ks), arrayEnumerateUniq(ks, arrayMap(_uba_y -> toUInt8(${valued('_uba_y')}), ps)), ${blank})`
+    : `arrayMap((_uba_y, _uba_n, _uba_b) -> (${none}, ${at('_uba_y', 2)}, toUInt8(_uba_n = 1), toUInt8(0), ${carried('_uba_b')}), ps, arrayEnumerateUniq(ks), ${blank})`
+  const everyPeriod = `arrayFilter(_uba_z -> ${at('_uba_z', 3)} + ${at('_uba_z', 4)} > 0, ${marks})`
   const keys = `SELECT arrayConcat(${starters}, ${cells}, ${everyPeriod}) AS keys
     FROM (SELECT fs, ps, arrayMap(_uba_y -> ${at('_uba_y', 2)}, ps) AS ks FROM (${pairsSql(scan, shape, p, partial)}))`
   const columns = ['key_s', 'key_k', 'u', 'uv', ...names].map((c, i) => `${at('key', i + 1)} AS ${c}`).join(', ')
-  const counted = `SELECT key_s, key_k, sum(u) AS n, ${total} AS m FROM (SELECT ${columns} FROM (${keys}) ARRAY JOIN keys AS key) GROUP BY key_s, key_k`
-  const kept = (x: string) => `if(key_${x} < 0, NULL, key_${x})`
-  return `SELECT ${kept('s')} AS s, ${nulls.d} AS d, ${kept('k')} AS k, n, if(key_k < 0, ${nulls.m}, m) AS m FROM (${counted})`
+  const grouped = PARTIALS[aggregator].grouped.map(([sql, name]) => `${sql} AS ${name}`).join(', ')
+  const counted = `SELECT key_s, key_k, sum(u) AS g_n, sum(uv) AS nv, ${grouped} FROM (SELECT ${columns} FROM (${keys}) ARRAY JOIN keys AS key) GROUP BY key_s, key_k`
+  // each cell's grouped row counts again in $ALL's row of its k, for the measure: the few grouped rows, not the keys, are doubled
+  const rows = `SELECT at_s, key_k, sumIf(g_n, key_s = at_s) AS n, ${total} AS m
+    FROM (SELECT *, arrayJoin(if(key_s >= 0 AND key_k >= 0, [key_s, ${none}], [key_s])) AS at_s FROM (${counted})) GROUP BY at_s, key_k`
+  const kept = (x: string) => `if(${x} < 0, NULL, ${x})`
+  return `SELECT ${kept('at_s')} AS s, ${nulls.d} AS d, ${kept('key_k')} AS k, n, if(key_k < 0, ${nulls.m}, m) AS m FROM (${rows})`
 }
