@@ -27,6 +27,8 @@ const CASES: { label: string; path: string; body: object; dated?: false }[] = [
   { label: 'funnel users dropped after step 2', path: 'funnels/users', body: { steps, convertTime: 7, convertTimeUnit: 'DAY', cell: { step: 1, outcome: 'dropped' }, pageSize: 50 } },
   { label: 'retention, 30 days', path: 'retentions/analyze', body: retention },
   { label: 'retention by $platform', path: 'retentions/analyze', body: { ...retention, byField: { expression: 'event.view.$platform' }, byFieldIndex: 1 } },
+  { label: 'retention, sum of pay price', path: 'retentions/analyze', body: { ...retention, measures: [{ expression: 'event.pay.price', aggregator: 'SUM' }] } },
+  { label: 'retention, distinct pay prices', path: 'retentions/analyze', body: { ...retention, measures: [{ expression: 'event.pay.price', aggregator: 'REMOVE_DUMPLICATE' }] } },
   { label: 'user attributes, user count', path: 'userAttributes/analyze', body: { measure: { aggregator: 'USER_COUNT' }, byFields: [] }, dated: false },
 ]
 

@@ -17,8 +17,8 @@ import { USER_LINES } from './userpropsFixture'
  * The users behind a cell (POST /uba/api/<analysis>/users) and people's detail and sequences have
  * no explain=true: their statements are captured on their way to 18.16 (chdb.ts
  * expectSameStatements), replayed on both versions and compared statement by statement; their users
- * and answers are also those of the DuckDB twin. Cohort computation is not replayed: it writes the
- * cohort's table, which a replay on 18.16 would clash with.
+ * and answers are also those of the DuckDB twin. Cohort computation writes the cohort's table, which
+ * a replay on 18.16 would clash with: its reads are replayed in cohorts-current.test.ts.
  */
 warnWithoutChdb('ClickHouse current-version funnel and retention statements')
 

@@ -120,7 +120,7 @@ const HOUSEKEEPING = /^\s*(?:USE |SELECT timezone\(\)|KILL QUERY )/i
  * `INSERT ... FORMAT TabSeparated` without rows, and refused here (a request replayed without its
  * rows would not be the same request).
  */
-async function captureStatements(url: string, database: string, work: () => Promise<void>): Promise<string[]> {
+export async function captureStatements(url: string, database: string, work: () => Promise<void>): Promise<string[]> {
   const original = globalThis.fetch
   const statements: string[] = []
   const streamed: string[] = []
