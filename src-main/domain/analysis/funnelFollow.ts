@@ -1,6 +1,6 @@
 import { dsOf } from '../time/calendar'
 import { numericSetting } from '../platform/settings'
-import { dayIndex, funnelScanSql, funnelSizeSql, labelStep } from './funnelSql'
+import { entryDays, funnelScanSql, funnelSizeSql, labelStep } from './funnelSql'
 import { bucketsFor, spanMask } from './funnelOptions'
 import { packPart } from './funnelPart'
 import type { CellListener, FollowedPaths, FunnelThreadOptions } from './funnelThread'
@@ -43,11 +43,12 @@ export function oneAtATime(env: AnalysisEnv): AnalysisEnv {
 
 /** What the threads follow a funnel with: the follower's options (funnelPaths.ts) for `req` over `days` (and `earlier`'s). */
 function threadOptions(req: FunnelRequest, days: string[], cell: CellListener | undefined, earlier: EarlierRange | undefined): FunnelThreadOptions {
-  const first = dayIndex(dsOf(req.fromDate))
-  const columnOfDay = new Int32Array(dayIndex(dsOf(req.toDate)) - first + 2)
+  const { key } = entryDays(req)
+  const first = key(dsOf(req.fromDate))
+  const columnOfDay = new Int32Array(key(dsOf(req.toDate)) - first + 2)
   // with an earlier range each entry day of either is a slot, in time order (funnelEntries.ts)
   const slots = earlier ? [...new Set([...earlier.days, ...days])].sort() : days
-  slots.forEach((d, i) => (columnOfDay[dayIndex(dsOf(d)) - first + 1] = i + 1))
+  slots.forEach((d, i) => (columnOfDay[key(dsOf(d)) - first + 1] = i + 1))
   const compared = earlier && {
     first: Int32Array.from([0, ...slots.map((d) => days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : i + 1)),
     second: Int32Array.from([0, ...slots.map((d) => earlier.days.indexOf(d))], (i, s) => (s === 0 ? -1 : i < 0 ? -1 : days.length + 2 + i)),

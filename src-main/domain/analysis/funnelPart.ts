@@ -29,7 +29,12 @@ function elementsOf(value: unknown): (string | null)[] {
 
 /** A part's chunks as one set of columns, letting other requests in between. */
 export async function packPart(chunks: ScanChunk[], labelled: boolean, users: number, firstUser: number): Promise<FunnelPart> {
-  const size = chunks.reduce((n, chunk) => n + chunk.rowCount, 0)
+  // a chunk is taken out of the engine's result when first read (Warehouse.scan): on this thread
+  let size = 0
+  for (let c = 0; c < chunks.length; c++) {
+    size += chunks[c].rowCount
+    if (c % CHUNKS_PER_TURN === CHUNKS_PER_TURN - 1) await yieldToRequests()
+  }
   const part: FunnelPart = { uid: new Int32Array(size), t: new Float64Array(size), md: new Float64Array(size), li: labelled ? new Int32Array(size) : null, labels: [], users, firstUser }
   let rows = 0
   for (let c = 0; c < chunks.length; c++) {

@@ -43,7 +43,7 @@ export { STEP_BITS, stepsOf } from './funnelRows'
 export interface FunnelPathsOptions {
   steps: number
   windowMicros: number
-  /** The column of each entry day (column 0 is $ALL), at [its dayIndex - fromDate's + 1] (funnelSql.ts; 0: not a day of the range); with `compared`, its slot. */
+  /** The column of each entry day (column 0 is $ALL), at [its key - fromDate's + 1] (funnelSql.ts entryDays; 0: not a day of the range); with `compared`, its slot. */
   columnOfDay: Int32Array
   /**
    * With compare, both ranges in one pass (funnelEntries.ts): columnOfDay gives each entry day of
@@ -152,7 +152,7 @@ export class FunnelPaths {
     // pass 2: each event to its user's place
     this.events = grown(this.events, 2 * rows, (n) => new Float64Array(n))
     if (labelled) this.li = grown(this.li, rows, (n) => new Int32Array(n))
-    placeEvents(part.uid, start.slice(), part.t, part.md, labelled ? part.li : null, this.o.columnOfDay, this.events, this.li)
+    placeEvents(part.uid, start.slice(), part.t, part.md, labelled ? part.li : null, this.o.columnOfDay, this.events, this.li, this.spans !== 0)
     for (let u = 0; u < part.users; u++) {
       if (start[u + 1] === start[u]) continue
       this.user = part.firstUser + u

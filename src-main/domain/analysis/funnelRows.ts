@@ -5,7 +5,7 @@
 
 /**
  * `md` of the scan (funnelSql.ts): the steps in its low 20 bits, the entry day above them
- * (dayIndex(ds) - dayIndex(fromDate's ds) + 1, below 2^12; 0 past toDate). Placed events keep the
+ * (its key - the key of fromDate's ds + 1, funnelSql.ts entryDays; 0 past toDate). Placed events keep the
  * day's column (or slot, funnelEntries.ts) there instead (at most MAX_SLOTS), so that its low 32 bits read with integer operations. With
  * exclusions, the spans a row stops (bit k: between steps k and k+1, at most 19 bits) sit above
  * bit 32: integer operations do not see them, and the value stays exact (below 2^53).
@@ -43,14 +43,17 @@ export function countUsers(uid: Int32Array, start: Int32Array): number {
   return events
 }
 
-/** Copies a chunk's events to their users' places (a counting sort's second pass), each day as its column. */
-export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array): void {
+/**
+ * Copies a chunk's events to their users' places (a counting sort's second pass), each day as its
+ * column. Without exclusions (`spanned` false) the day may reach past bit 32 (funnelSql.ts entryDays).
+ */
+export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array, spanned: boolean): void {
   for (let i = 0; i < uid.length; i++) {
     const u = uid[i]
     if (u < 0) continue
     const at = place[u]++
     let v = md[i]
-    const spans = v < SPAN_AT ? 0 : Math.floor(v / SPAN_AT) * SPAN_AT
+    const spans = !spanned || v < SPAN_AT ? 0 : Math.floor(v / SPAN_AT) * SPAN_AT
     v -= spans
     const day = (v / STEP_SPAN) | 0
     events[2 * at] = t[i]

@@ -119,18 +119,16 @@ export class DuckDBWarehouse implements WarehouseSession {
     try {
       const bindable = bind(values)
       if (bindable) prepared.bind(bindable)
-      // streamed: each chunk is fetched on the engine's threads, where a materialized result's
-      // chunks would each be copied out on this one (a tenth of a second per million rows)
-      const result = await prepared.stream()
-      for (;;) {
-        const chunk = await result.fetchChunk()
-        if (!chunk || chunk.rowCount === 0) break
-        chunks.push(scanChunk(chunk))
-      }
+      // materialized: the statement runs on the engine's threads at full width (a streamed result
+      // is read chunk by chunk: on the bench's 10M-event funnel its scan took 0.7 s more and 0.3 s
+      // more CPU); each chunk is taken out when first read, so that the reader can let other
+      // requests in between (funnelPart.ts)
+      const result = await prepared.run()
+      for (let c = 0; c < result.chunkCount; c++) chunks.push(scanChunk(() => result.getChunk(c)))
     } finally {
       prepared.destroySync()
     }
-    // an interrupted stream ends early without an error: it must not pass for the whole result
+    // an interrupted read must never pass for the whole result
     if (this.interrupted) throw new Error('INTERRUPT Error: Interrupted!')
     return chunks
   }
