@@ -79,7 +79,8 @@ function countable(facts: UserCountFacts, byFields: Breakdown[]): number[] {
  */
 export async function countedFacts(query: (sql: string) => Promise<Record<string, unknown>[]>, byFields: Breakdown[], d: Dialect): Promise<UserCountFacts> {
   const facts = readFacts((await query(factsSql(byFields, d)))[0], byFields, d)
-  const counted = facts.lo === null ? [] : countable(facts, byFields)
+  // only a budget needs the count: an engine whose bitmaps hold their users only has none
+  const counted = facts.lo === null || !d.bitmapsSpanIds ? [] : countable(facts, byFields)
   if (counted.length === 0) return facts
   const reads = counted.map((i) => {
     const column = byFields[i].property.column
