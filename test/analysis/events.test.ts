@@ -200,6 +200,35 @@ describe.each(ENGINES)('event analysis, on %s', (engine) => {
     ])
   })
 
+  it('counts distinct users by bitmap by a user property whose statistics an update dropped (its values counted)', async () => {
+    const q = await host.project('evp', 'Asia/Shanghai')
+    const first = [
+      rec('u1', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }),
+      rec('u2', '$profile_set', '2024-01-01 08:00', { tier: 'gold' }),
+      rec('u3', '$profile_set', '2024-01-01 08:00', { tier: 'silver' }),
+      rec('u1', 'view', '2024-01-01 10:00'),
+      rec('u1', 'view', '2024-01-02 10:00'),
+      rec('u2', 'view', '2024-01-01 11:00'),
+      rec('u3', 'view', '2024-01-02 12:00'),
+      rec('u4', 'view', '2024-01-02 13:00'),
+    ]
+    expect((await importAndWait(host.server, q, { path: fixture('tiers.jsonl', first.join('\n')) })).state).toBe('succeeded')
+    // u2 moves to silver: the stored profile is updated in place
+    expect((await importAndWait(host.server, q, { path: fixture('tiers2.jsonl', rec('u2', '$profile_set', '2024-01-02 08:00', { tier: 'silver' })) })).state).toBe('succeeded')
+    const res = await host.server.call('POST', '/uba/api/events/analyze?explain=true', {
+      headers: q,
+      body: { ...base, toDate: '2024-01-02', measures: [{ expression: 'event.view', aggregator: 'TRIGGER_USER_COUNT' }, { expression: 'event.view', aggregator: 'AVG_COUNT' }], byFields: [{ expression: 'user.tier' }] },
+    })
+    expect(res.status).toBe(200)
+    if (engine === 'duckdb') expect(res.body.sql.at(-1).sql).toContain('bitstring_agg(distinct_id)')
+    // gold: u1 (views on both days); silver: u2 (01-01), u3 (01-02); unknown: u4 (no profile)
+    expect(res.body.rows).toEqual([
+      { byValue: ['silver'], sum: [2, 1], values: [[1, 1], [1, 1]] },
+      { byValue: ['gold'], sum: [1, 2], values: [[1, 1], [1, 1]] },
+      { byValue: ['unknown'], sum: [1, 1], values: [[0, 1], [null, 1]] },
+    ])
+  })
+
   it('serves a cached result until the data changes', async () => {
     setClock(Date.parse('2030-01-01T00:00:00Z'))
     const body = { ...base, useCache: true, measures: [{ expression: 'event.view', aggregator: 'TOTAL_COUNT' }] }

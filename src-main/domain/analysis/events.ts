@@ -16,7 +16,7 @@ import { crowdsOf, crowdFilter, dateRange, knownFields, limitOf, samplingOf, sam
 import type { AnalysisEnv, AnalysisModule } from './runner'
 import type { Dialect, SqlParams } from '../../warehouse/dialect'
 import type { ConditionalAggregate } from '../../warehouse/parts/aggregates'
-import { factsSql, readFacts, useBitmaps, type UserCountFacts } from './userCounts'
+import { countedFacts, useBitmaps, type UserCountFacts } from './userCounts'
 
 /**
  * Event analysis (spec 4.10): measures per period and over the whole range, optionally broken
@@ -230,7 +230,7 @@ export const eventAnalysis: AnalysisModule<EventRequest, EventResponse> = {
     const groupsPerLabel = cmp ? periods.length + earlierPeriods.length + 1 : periods.length
     // bitmaps spanning the id range fit within a budget; bitmaps holding their users only, always
     const fits = (facts: UserCountFacts) => !env.dialect.bitmapsSpanIds || useBitmaps(facts, groupsPerLabel)
-    const bitmaps = countsUsers && fits(readFacts((await env.query(factsSql(req.byFields, env.dialect)))[0], req.byFields, env.dialect))
+    const bitmaps = countsUsers && fits(await countedFacts((sql) => env.query(sql), req.byFields, env.dialect))
     const sql = aggregationSql(base, req, dimList, bitmaps, env.dialect)
     const result = await env.query(sql, p)
 
