@@ -6,11 +6,11 @@
 // other work than the wall time does. For the CSV a further line times the least any import into the
 // warehouse layout does (minimalLoad): how far the ratio could go without checking anything.
 // Each import prints the peak RSS of this process (the server's), sampled every 100 ms while it
-// runs, and the time of its phases (reading, checking, writing).
+// runs, and the time of its phases (reading, checking, writing); each line ends with the load average.
 // BENCH_IMPORT_FORMATS picks formats (parquet,csv,json); BENCH_IMPORT_PLAIN=0 leaves DuckDB's plain
 // loads out, so that the RSS is the import's alone (a plain load's memory stays with the process).
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { startApp } from '../src-main/app'
@@ -163,7 +163,8 @@ export async function benchImport(): Promise<void> {
         const baseCpu = median(runs.map((r) => r.plain!.cpu))
         line += `   DuckDB ${baseS.toFixed(2)} s${spread(plainRuns)}   ours/DuckDB ${(oursS / baseS).toFixed(2)}x   CPU ${oursCpu.toFixed(1)} / ${baseCpu.toFixed(1)} s (${(oursCpu / baseCpu).toFixed(2)}x)`
       }
-      console.log(`${line}   peak RSS ${peak.toFixed(0)} MB${RUNS > 1 ? `   (median of ${RUNS})` : ''}`)
+      // the machine's load over the last minute: on a shared machine the wall ratio moves with it
+      console.log(`${line}   peak RSS ${peak.toFixed(0)} MB${RUNS > 1 ? `   (median of ${RUNS})` : ''}   load ${loadavg()[0].toFixed(1)}`)
       console.log(`${''.padEnd(24)} phases (s): ${phases}`)
     }
     const columns = { xwho: 'user_id', xwhat: 'event', xwhen: 'time' }
