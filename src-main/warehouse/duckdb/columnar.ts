@@ -29,14 +29,18 @@ export function doubleColumn(chunk: DuckDBDataChunk, column: number): Float64Arr
   return items instanceof Float64Array ? items : Float64Array.from(values())
 }
 
-/** A chunk of a scan (Warehouse.scan): numeric columns as typed arrays, other values one by one. */
-export function scanChunk(chunk: DuckDBDataChunk): ScanChunk {
+/** A chunk of a scan (Warehouse.scan), taken out of the result when first read: numeric columns as typed arrays, other values one by one. */
+export function scanChunk(read: () => DuckDBDataChunk): ScanChunk {
+  let taken: DuckDBDataChunk | null = null
+  const chunk = () => (taken ??= read())
   return {
-    rowCount: chunk.rowCount,
-    ints: (column) => intColumn(chunk, column),
-    doubles: (column) => doubleColumn(chunk, column),
+    get rowCount() {
+      return chunk().rowCount
+    },
+    ints: (column) => intColumn(chunk(), column),
+    doubles: (column) => doubleColumn(chunk(), column),
     value: (column, row) => {
-      const value = chunk.getColumnVector(column).getItem(row)
+      const value = chunk().getColumnVector(column).getItem(row)
       return value instanceof DuckDBListValue ? value.items : value
     },
   }
