@@ -109,6 +109,7 @@ export const printingDialect: Dialect = {
   insertNumbers: (table) => `INSERT INTO ${table} SELECT arrayJoin({p1:Array(Float64)})`,
 
   caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
+  positionIn: (values, value) => `indexOf([${values.join(', ')}], ${value})`,
   labelWhere: (condition, label, list) => `if(${condition}, ${label}, ${list ? 'emptyArrayString()' : 'NULL'})`,
   labelledRows: (q) => {
     const labels = `(SELECT arraySort(groupUniqArray(lab)) FROM (${q.rows}) WHERE ${q.counted('')})`

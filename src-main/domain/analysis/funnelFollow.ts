@@ -1,6 +1,6 @@
 import { dsOf } from '../time/calendar'
 import { numericSetting } from '../platform/settings'
-import { entryDays, funnelScanSql, funnelSizeSql, labelStep } from './funnelSql'
+import { entryDays, eventCodes, funnelScanSql, funnelSizeSql, labelStep } from './funnelSql'
 import { bucketsFor, spanMask } from './funnelOptions'
 import { packPart } from './funnelPart'
 import type { CellListener, FollowedPaths, FunnelThreadOptions } from './funnelThread'
@@ -60,6 +60,7 @@ function threadOptions(req: FunnelRequest, days: string[], cell: CellListener | 
     columnOfDay,
     compared,
     labelStep: req.byField ? labelStep(req) : null,
+    codes: eventCodes(req)?.md ?? null,
     cell,
     order: req.order,
     excludedSpans: req.exclusions.reduce((mask, x) => mask | spanMask(x), 0),

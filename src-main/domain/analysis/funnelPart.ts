@@ -19,8 +19,22 @@ export interface FunnelPart {
   firstUser: number
 }
 
-/** Chunks copied between two turns of the event loop: about 130k rows, a few milliseconds. */
-const CHUNKS_PER_TURN = 64
+/**
+ * The longest stretch of taking out and copying chunks between two turns of the event loop, in ms:
+ * 64 chunks a turn held /health for up to 200 ms; 8 a turn let it in, but a /health polled back to
+ * back then took so many turns that the funnel ran half as fast again.
+ */
+const TURN_MS = 10
+
+/** Lets other requests in once the current turn has run TURN_MS. */
+function turns(): () => Promise<void> {
+  let start = performance.now()
+  return async () => {
+    if (performance.now() - start < TURN_MS) return
+    await yieldToRequests()
+    start = performance.now()
+  }
+}
 
 /** A label of the dictionary: its elements as text. */
 function elementsOf(value: unknown): (string | null)[] {
@@ -30,10 +44,11 @@ function elementsOf(value: unknown): (string | null)[] {
 /** A part's chunks as one set of columns, letting other requests in between. */
 export async function packPart(chunks: ScanChunk[], labelled: boolean, users: number, firstUser: number): Promise<FunnelPart> {
   // a chunk is taken out of the engine's result when first read (Warehouse.scan): on this thread
+  const between = turns()
   let size = 0
   for (let c = 0; c < chunks.length; c++) {
     size += chunks[c].rowCount
-    if (c % CHUNKS_PER_TURN === CHUNKS_PER_TURN - 1) await yieldToRequests()
+    await between()
   }
   const part: FunnelPart = { uid: new Int32Array(size), t: new Float64Array(size), md: new Float64Array(size), li: labelled ? new Int32Array(size) : null, labels: [], users, firstUser }
   let rows = 0
@@ -48,7 +63,7 @@ export async function packPart(chunks: ScanChunk[], labelled: boolean, users: nu
       for (let i = 0; i < uid.length; i++) if (uid[i] < 0) part.labels[Number(chunk.value(3, i))] = elementsOf(chunk.value(4, i))
     }
     rows += chunk.rowCount
-    if (c % CHUNKS_PER_TURN === CHUNKS_PER_TURN - 1) await yieldToRequests()
+    await between()
   }
   return part
 }

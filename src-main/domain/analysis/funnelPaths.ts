@@ -61,6 +61,8 @@ export interface FunnelPathsOptions {
    * depth reached. The users behind a cell (analysis/cells) listen here; absent, it costs a test.
    */
   onCount?: (user: number, label: string | null, column: number, depth: number) => void
+  /** The steps and spans of each event code of the scan (funnelSql.ts eventCodes); absent: md carries them itself. */
+  codes?: Float64Array | null
   /** ORDERED when omitted. */
   order?: FunnelOrder
   /** The spans any exclusion stops (bit k: between steps k and k+1); 0 or omitted: none. */
@@ -152,7 +154,7 @@ export class FunnelPaths {
     // pass 2: each event to its user's place
     this.events = grown(this.events, 2 * rows, (n) => new Float64Array(n))
     if (labelled) this.li = grown(this.li, rows, (n) => new Int32Array(n))
-    placeEvents(part.uid, start.slice(), part.t, part.md, labelled ? part.li : null, this.o.columnOfDay, this.events, this.li, this.spans !== 0)
+    placeEvents(part.uid, start.slice(), part.t, part.md, labelled ? part.li : null, this.o.columnOfDay, this.events, this.li, this.spans !== 0, this.o.codes ?? null)
     for (let u = 0; u < part.users; u++) {
       if (start[u + 1] === start[u]) continue
       this.user = part.firstUser + u

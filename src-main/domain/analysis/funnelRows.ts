@@ -46,8 +46,22 @@ export function countUsers(uid: Int32Array, start: Int32Array): number {
 /**
  * Copies a chunk's events to their users' places (a counting sort's second pass), each day as its
  * column. Without exclusions (`spanned` false) the day may reach past bit 32 (funnelSql.ts entryDays).
+ * With `codes` (funnelSql.ts eventCodes) md's low part is an event's code: its steps and spans are
+ * codes[code], and the rows carry no spans.
  */
-export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array, spanned: boolean): void {
+export function placeEvents(uid: Int32Array, place: Int32Array, t: Float64Array, md: Float64Array, li: Int32Array | null, columnOfDay: Int32Array, events: Float64Array, labels: Int32Array, spanned: boolean, codes: Float64Array | null = null): void {
+  if (codes !== null) {
+    for (let i = 0; i < uid.length; i++) {
+      const u = uid[i]
+      if (u < 0) continue
+      const at = place[u]++
+      const v = md[i]
+      const day = (v / STEP_SPAN) | 0
+      events[2 * at] = t[i]
+      events[2 * at + 1] = codes[v - day * STEP_SPAN] + columnOfDay[day] * STEP_SPAN
+    }
+    return
+  }
   for (let i = 0; i < uid.length; i++) {
     const u = uid[i]
     if (u < 0) continue

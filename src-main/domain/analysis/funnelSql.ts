@@ -30,7 +30,8 @@ import { spanMask, type FunnelExclusion, type FunnelOrder } from './funnelOption
  *
  * Exclusions (funnelOptions.ts) add the events they match, `md` carrying the spans they stop (bit
  * k: between steps k and k+1) above bit 32, from the same CASE as the steps' bits. With order STRICT every other event the filter keeps
- * comes too, with no steps: it interrupts.
+ * comes too, with no steps: it interrupts. When the steps are events by name alone, md's low part is
+ * the event's code instead (eventCodes), its bits and spans looked up by the path following.
  */
 
 export interface FunnelStep {
@@ -102,6 +103,30 @@ function maskSql(steps: FunnelStep[], bits: number[], scope: ExprScope, p: SqlPa
 }
 
 /**
+ * When the steps and exclusions are events by name alone (no filter, no $Anything) and no label is
+ * read: the events' names, and per name's place in that list (1-based; 0: none of them) the steps
+ * bits and exclusion spans it stands for, as md's low part (funnelRows.ts). The scan then returns
+ * the place (Dialect.positionIn), a function of the name only that the engine computes once per
+ * distinct name on a dictionary-compressed column; the path following maps it back (placeEvents).
+ */
+export function eventCodes(q: Pick<FunnelQuery, 'steps' | 'exclusions' | 'byField'>): { names: string[]; md: Float64Array } | null {
+  if (q.byField) return null
+  const unfiltered = (f: CheckedFilter | undefined) => !f || f.conditions.length === 0
+  const steps = new Map<string, number>()
+  const spans = new Map<string, number>()
+  const items: [FunnelStep, Map<string, number>, number][] = [...q.steps.map((s, k): [FunnelStep, Map<string, number>, number] => [s, steps, 1 << k]), ...q.exclusions.map((x): [FunnelStep, Map<string, number>, number] => [x, spans, spanMask(x)])]
+  for (const [item, into, bits] of items) {
+    if (item.event.kind === 'any' || !unfiltered(item.filter) || item.event.members.some((m) => !unfiltered(m.filter))) return null
+    for (const m of item.event.members) {
+      into.set(m.eventId, (into.get(m.eventId) ?? 0) | bits)
+      if (!steps.has(m.eventId)) steps.set(m.eventId, 0)
+    }
+  }
+  const names = [...steps.keys()]
+  return { names, md: Float64Array.from([0, ...names.map((n) => steps.get(n)! + (spans.get(n) ?? 0) * SPAN_AT)]) }
+}
+
+/**
  * A day's place in a calendar of 31-day months and 372-day years: monotone, from integer
  * arithmetic on ds (yyyyMMdd), and compact enough that the entry days of MAX_RANGE_DAYS (about 10
  * years) fit the 12 bits of md's day. A plain difference of ds jumps by 8870 at a new year: a
@@ -158,7 +183,8 @@ export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, us
   const d = scope.dialect
   const profile = needsProfile(q.filter) || q.steps.some((s) => needsProfile(s.filter)) || (!!q.byField && readsProfile([q.byField]))
   const spans = q.exclusions.length > 0
-  const mask = maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], scope, p)
+  const codes = eventCodes(q)
+  const mask = codes ? d.positionIn(codes.names.map((n) => p.add(n)), 'e.xwhat') : maskSql([...q.steps, ...q.exclusions], [...q.steps.map((_, k) => 2 ** k), ...q.exclusions.map((x) => spanMask(x) * SPAN_AT)], scope, p)
   const step = q.byField ? labelStep(q) : null
   const list = !!q.byField && q.byField.property.dataType === 'array<string>' && !q.byField.buckets
   const label = step === null ? null : step === HOLD_CONSTANT ? rowLabel(q.byField!, d, p) : d.labelWhere(`${d.bitAnd(`(${mask})`, 2 ** step)} <> 0`, rowLabel(q.byField!, d, p), list)
@@ -166,7 +192,7 @@ export function funnelScanSql(q: FunnelQuery, scope: ExprScope, p: SqlParams, us
   const days = entryDays(q)
   const column = `CASE WHEN e.ds <= ${p.add(dsOf(q.toDate))} THEN ${days.keySql(d)} - ${p.add(days.key(fromDs) - 1)} ELSE 0 END`
   const cand = `
-      SELECT ${d.cast(`(e.distinct_id - ${p.add(users.lo)})`, 'integer')} AS uid, ${d.cast(d.epochMicros('e.xwhen'), 'number')} AS t, ${d.cast(`(${mask})`, spans ? 'bigint' : 'integer')} AS m, ${column} AS col
+      SELECT ${d.cast(`(e.distinct_id - ${p.add(users.lo)})`, 'integer')} AS uid, ${d.cast(d.epochMicros('e.xwhen'), 'number')} AS t, ${d.cast(`(${mask})`, spans && !codes ? 'bigint' : 'integer')} AS m, ${column} AS col
              ${label ? `, ${label} AS lab` : ''}
       FROM event_vd e
       ${profile ? 'LEFT JOIN profile_vd u ON u.distinct_id = e.distinct_id' : ''}

@@ -18,6 +18,8 @@ export interface LabelledRows {
 export interface FunnelsPart {
   /** `value` compared with each branch's `when` in turn: the first equal one's `then`, else `otherwise`. */
   caseOf(value: string, branches: [when: string, then: string][], otherwise: string): string
+  /** The 1-based place of `value` among `values` (the first equal one), 0 when none is equal. */
+  positionIn(values: string[], value: string): string
   /** A row's label where `condition` holds, else none (NULL; an empty list for a `list` label). */
   labelWhere(condition: string, label: string, list: boolean): string
   /**

@@ -13,6 +13,7 @@ import type { FunnelsPart } from '../../parts/funnels'
 export const funnels: FunnelsPart = {
   // `CASE x WHEN` is transform() on 18.16, whose results must be constants: a step's filter is not
   caseOf: (value, branches, otherwise) => `multiIf(${branches.map(([when, then]) => `${value} = ${when}, ${then}`).join(', ')}, ${otherwise})`,
+  positionIn: (values, value) => `indexOf([${values.join(', ')}], ${value})`,
   // no Nullable(Array): a list label is never empty (an element-less value is ['unknown']), so [] is none
   labelWhere: (condition, label, list) => (list ? `if(${condition}, ${label}, emptyArrayString())` : `CASE WHEN ${condition} THEN ${label} END`),
   labelledRows: (q) => {

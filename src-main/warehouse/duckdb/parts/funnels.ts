@@ -3,6 +3,9 @@ import type { FunnelsPart } from '../../parts/funnels'
 /** The label dictionary is a named subquery numbered by row_number(), joined back to the rows. */
 export const funnels: FunnelsPart = {
   caseOf: (value, branches, otherwise) => `CASE ${value} ${branches.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} ELSE ${otherwise} END`,
+  // a function of the column alone: on a dictionary-compressed column it is computed once per
+  // distinct value (the funnel scan's CASE on xwhat cost about a third more CPU on 10M events)
+  positionIn: (values, value) => `COALESCE(list_position([${values.join(', ')}], ${value}), 0)`,
   labelWhere: (condition, label) => `CASE WHEN ${condition} THEN ${label} END`,
   labelledRows: (q) => `
     WITH cand AS (${q.rows}),
