@@ -13,8 +13,11 @@ function bytes(bits: number, ids: number[]): Uint8Array {
 
 type Row = [period: number, w: number, d: string | null, fb: number[] | null, rb: number[] | null]
 
-function count(bits: number, req: Partial<RetentionRequest>, rows: Row[]) {
-  const cells = countBitmaps({ mode: 'on', duration: 3, breakdown: null, ...req } as RetentionRequest, bits, rows.map(([period, w, d, fb, rb]) => ({ period, w, d, fb: fb && bytes(bits, fb), rb: rb && bytes(bits, rb) })))
+async function count(bits: number, req: Partial<RetentionRequest>, rows: Row[]) {
+  const cells = await countBitmaps({ mode: 'on', duration: 3, breakdown: null, ...req } as RetentionRequest, bits, rows.flatMap(([period, w, d, fb, rb]) => [
+    ...(fb ? [{ period, w, d, fr: 1, b: bytes(bits, fb) }] : []),
+    ...(rb ? [{ period, w, d, fr: 2, b: bytes(bits, rb) }] : []),
+  ]))
   return (s: number | null, d: string | null, k: number | null) => cells.get(`${s}|${d}|${k}`)?.n
 }
 
@@ -28,8 +31,8 @@ describe('retention cells from bitmaps', () => {
     [1, 1, null, [70], [70]],
   ]
 
-  it('counts each period and $ALL by offset, summing the chunks', () => {
-    const n = count(64, {}, plain)
+  it('counts each period and $ALL by offset, summing the chunks', async () => {
+    const n = await count(64, {}, plain)
     expect([n(0, null, null), n(1, null, null), n(null, null, null)]).toEqual([2, 2, 3])
     expect([n(0, null, 0), n(0, null, 1), n(0, null, 2), n(0, null, 3)]).toEqual([undefined, 2, undefined, 1])
     // 2 back at +0 from period 1 in chunk 0, 70 in chunk 1; nobody at +2 (1 is back at 3, not a starter at 1)
@@ -37,8 +40,8 @@ describe('retention cells from bitmaps', () => {
     expect([n(null, null, 0), n(null, null, 1), n(null, null, 2), n(null, null, 3)]).toEqual([2, 2, 0, 1])
   })
 
-  it('counts on or after: back at +k or any later offset, up to the last one with a return', () => {
-    const n = count(64, { mode: 'onOrAfter' }, plain)
+  it('counts on or after: back at +k or any later offset, up to the last one with a return', async () => {
+    const n = await count(64, { mode: 'onOrAfter' }, plain)
     expect([0, 1, 2, 3].map((k) => n(0, null, k))).toEqual([2, 2, 1, 1])
     expect([0, 1, 2, 3].map((k) => n(1, null, k))).toEqual([2, 0, 0, undefined])
     expect([0, 1, 2, 3].map((k) => n(null, null, k))).toEqual([3, 2, 1, 1])
@@ -53,29 +56,35 @@ describe('retention cells from bitmaps', () => {
     [3, 0, null, null, [1]],
   ]
 
-  it('splits the initial events by label, a label whose bitmaps met listed even with nobody back', () => {
-    const n = count(4096, { breakdown: { side: 'first' } as RetentionRequest['breakdown'] }, byFirst)
+  it('splits the initial events by label, a label whose bitmaps met listed even with nobody back', async () => {
+    const n = await count(4096, { breakdown: { side: 'first' } as RetentionRequest['breakdown'] }, byFirst)
     expect([n(null, null, null), n(null, 'a', null), n(null, 'b', null)]).toEqual([2, 1, 1])
     expect([0, 1, 2, 3].map((k) => n(null, 'a', k))).toEqual([undefined, 1, undefined, 1])
     expect([0, 1, 2, 3].map((k) => n(null, 'b', k))).toEqual([1, 1, 0, 0])
     expect([0, 1, 2, 3].map((k) => n(null, null, k))).toEqual([1, 2, 0, 1])
   })
 
-  it('ORs each label with its later offsets for on or after', () => {
-    const n = count(4096, { mode: 'onOrAfter', breakdown: { side: 'first' } as RetentionRequest['breakdown'] }, byFirst)
+  it('ORs each label with its later offsets for on or after', async () => {
+    const n = await count(4096, { mode: 'onOrAfter', breakdown: { side: 'first' } as RetentionRequest['breakdown'] }, byFirst)
     expect([0, 1, 2, 3].map((k) => n(null, 'a', k))).toEqual([1, 1, 1, 1])
     expect([0, 1, 2, 3].map((k) => n(null, 'b', k))).toEqual([1, 1, 0, 0])
     expect([0, 1, 2, 3].map((k) => n(null, null, k))).toEqual([2, 2, 1, 1])
   })
 
-  it('splits the return events by label for a return-event breakdown, without starters per label', () => {
+  it('takes a bitmap of rows both initial and return events (the same event) as both', async () => {
+    const one = [{ period: 0, w: 0, d: null, fr: 3, b: bytes(64, [5, 6]) }, { period: 1, w: 0, d: null, fr: 2, b: bytes(64, [6]) }]
+    const cells = await countBitmaps({ mode: 'on', duration: 1, breakdown: null } as unknown as RetentionRequest, 64, one)
+    expect([...cells.values()].map((c) => [c.s, c.k, c.n])).toEqual([[null, null, 2], [0, null, 2], [0, 0, 2], [0, 1, 1], [null, 0, 2], [null, 1, 1]])
+  })
+
+  it('splits the return events by label for a return-event breakdown, without starters per label', async () => {
     const rows: Row[] = [
       [0, 0, null, [1, 2], null],
       [1, 0, 'x', null, [1]],
       [1, 0, 'y', null, [2]],
       [2, 0, 'y', null, [1]],
     ]
-    const n = count(4096, { duration: 2, breakdown: { side: 'return' } as RetentionRequest['breakdown'] }, rows)
+    const n = await count(4096, { duration: 2, breakdown: { side: 'return' } as RetentionRequest['breakdown'] }, rows)
     expect([n(null, null, null), n(null, 'x', null), n(null, 'y', null)]).toEqual([2, undefined, undefined])
     expect([n(null, 'x', 1), n(null, 'y', 1), n(null, 'y', 2), n(null, null, 1), n(null, null, 2)]).toEqual([1, 1, 1, 2, 1])
   })

@@ -96,7 +96,7 @@ export const retentionAnalysis: AnalysisModule<RetentionRequest, RetentionRespon
     const p = env.params()
     const maxId = Number(stats.max_id ?? 0)
     const marks = bitmapMarksSql(env, req, w, maxId, labels, p)
-    const cells = marks ? countBitmaps(req, marks.bits, await env.query(marks.sql, p)) : cellsOf(await env.query(retentionSql(env, req, w, maxId, labels, p), p))
+    const cells = marks ? await countBitmaps(req, marks.bits, await env.query(marks.sql, p)) : cellsOf(await env.query(retentionSql(env, req, w, maxId, labels, p), p))
     return {
       byField: req.breakdown?.by.property.expression ?? null,
       rows: shape(req, w, cells, lastDay),

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { calendarSql } from './calendarSql'
 import { chunkBits, FULL_CHUNK, scanSql, type Cell, type RetentionWindow } from './retentionSql'
 import type { RetentionRequest } from './retentionRequest'
@@ -5,9 +6,8 @@ import type { AnalysisEnv } from './runner'
 import type { SqlParams } from '../../warehouse/dialect'
 
 /**
- * Retention's bitmaps counted in JS. The engine reads the events once into one bitmap of initial
- * events (`fb`) and one of return events (`rb`) per (period, chunk of ids[, label]), and hands the
- * bytes over; the cells are ANDs, ORs and bit counts of those bitmaps, which JS does on 32-bit
+ * Retention's bitmaps counted in JS. The engine reads the events once into bitmaps of initial
+ * events and of return events per (day, chunk of ids[, label]), and hands their bytes over; the cells are ANDs, ORs and bit counts of those bitmaps, which JS does on 32-bit
  * words (DuckDB's bit_count of a BIT goes bit by bit, and its AND, OR and joins of BIT values
  * copy them: at 10M events they cost twice the read of the events). The counting is the one the
  * SQL bitmaps of retentionSql.ts did: a cell (s, k) is |F(s) & R(s + k)| summed over the chunks,
@@ -30,9 +30,10 @@ export function bitmapMarksSql(env: AnalysisEnv, req: RetentionRequest, w: Reten
   const label = req.breakdown ? `CASE WHEN ${req.breakdown.side === 'return' ? 'r' : 'f'} THEN d END` : d.cast('NULL', 'string')
   return {
     bits,
-    sql: `SELECT cal.period, m.w, m.d, ${d.bitmapBytes('m.fb')} AS fb, ${d.bitmapBytes('m.rb')} AS rb FROM (
-        SELECT ds, ${d.intDiv('uid', chunk)} AS w, ${label} AS d, ${agg} FILTER (WHERE f) AS fb, ${agg} FILTER (WHERE r) AS rb
-        FROM (${scan}) ${d.groupByAll(['ds', 'w', 'd'])}) m
+    // one bitmap per kind of row (fr: 1 initial, 2 return, 3 both) rather than two FILTERed aggregates (~20% less)
+    sql: `SELECT cal.period, m.w, m.d, m.fr, ${d.bitmapBytes('m.b')} AS b FROM (
+        SELECT ds, ${d.intDiv('uid', chunk)} AS w, ${label} AS d, CASE WHEN f THEN 1 ELSE 0 END + CASE WHEN r THEN 2 ELSE 0 END AS fr, ${agg} AS b
+        FROM (${scan}) ${d.groupByAll(['ds', 'w', 'd', 'fr'])}) m
       JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = m.ds`,
   }
 }
@@ -86,6 +87,8 @@ function add(side: Side, label: string | null, period: number, bytes: Uint8Array
   byPeriod[period] = union
 }
 
+const CHUNKS_PER_TURN = 4
+
 /** Counts summed over the chunks, per key; a key is present once any chunk has its cell. */
 class Sums {
   readonly n = new Map<string, { cell: Cell }>()
@@ -98,10 +101,11 @@ class Sums {
 }
 
 /**
- * The cells {s, d, k, n} of the bitmaps read by bitmapMarksSql (rows period, w, d, fb, rb; fb and
- * rb bytes or null), as retentionSql.ts's bitmap statements counted them.
+ * The cells {s, d, k, n} of the bitmaps read by bitmapMarksSql (rows period, w, d, fr, b: the bytes
+ * of the initial events' (fr 1), return events' (2) or both's (3) bitmap), as retentionSql.ts's
+ * bitmap statements counted them.
  */
-export function countBitmaps(req: RetentionRequest, bits: number, rows: Record<string, unknown>[]): Map<string, Cell> {
+export async function countBitmaps(req: RetentionRequest, bits: number, rows: Record<string, unknown>[]): Promise<Map<string, Cell>> {
   const words = bits / 32
   const side = req.breakdown?.side ?? null
   const chunks = new Map<number, { f: Side; r: Side }>()
@@ -110,14 +114,18 @@ export function countBitmaps(req: RetentionRequest, bits: number, rows: Record<s
     let chunk = chunks.get(w)
     if (!chunk) chunks.set(w, (chunk = { f: new Map(), r: new Map() }))
     const d = row.d === null || row.d === undefined ? null : String(row.d)
-    if (row.fb) add(chunk.f, side === 'return' ? null : d, Number(row.period), row.fb as Uint8Array, words)
-    if (row.rb) add(chunk.r, side === 'return' ? d : null, Number(row.period), row.rb as Uint8Array, words)
+    const fr = Number(row.fr)
+    if (fr & 1) add(chunk.f, side === 'return' ? null : d, Number(row.period), row.b as Uint8Array, words)
+    if (fr & 2) add(chunk.r, side === 'return' ? d : null, Number(row.period), row.b as Uint8Array, words)
   }
   const sums = new Sums()
   sums.add(null, null, null, 0)
+  let done = 0
   for (const { f, r } of chunks.values()) {
     if (req.breakdown) countLabels(req, f, r, words, sums)
     else countPeriods(req, f.get(null) ?? [], r.get(null) ?? [], words, sums)
+    // a few milliseconds of counting a turn, other requests in between (800k users: 196 chunks)
+    if (++done % CHUNKS_PER_TURN === 0) await yieldToRequests()
   }
   return new Map([...sums.n].map(([key, { cell }]) => [key, cell]))
 }
