@@ -7,9 +7,10 @@ import type { SqlParams } from '../../warehouse/dialect'
 
 /**
  * Retention's bitmaps counted in JS. The engine reads the events once into bitmaps of initial
- * events and of return events per (day, chunk of ids[, label]), and hands their bytes over; the cells are ANDs, ORs and bit counts of those bitmaps, which JS does on 32-bit
- * words (DuckDB's bit_count of a BIT goes bit by bit, and its AND, OR and joins of BIT values
- * copy them: at 10M events they cost twice the read of the events). The counting is the one the
+ * events and of return events per (day, chunk of ids[, label]), and hands their bytes over; the
+ * cells are ANDs, ORs and bit counts of those bitmaps, which JS does on 32-bit words (DuckDB's
+ * bit_count of a BIT goes bit by bit, and its AND, OR and joins of BIT values copy them: at 10M
+ * events the cells cost DuckDB more than the read of the events). The counting is the one the
  * SQL bitmaps of retentionSql.ts did: a cell (s, k) is |F(s) & R(s + k)| summed over the chunks,
  * `$ALL` the count of the OR over the periods; onOrAfter ORs in the later offsets' returns; a
  * breakdown splits the bitmaps of its side by label and counts per (label, k) over all periods.

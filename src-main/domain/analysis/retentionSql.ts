@@ -15,7 +15,8 @@ import type { RetentionCellAt, RetentionShape } from '../../warehouse/parts/rete
  * inside fromDate..toDate) and/or a return event (`r`, any day of the periods followed), with its
  * period index. Then, without a measure, each period's users become bitmaps over `distinct_id`
  * (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs of events are
- * formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown splits the bitmaps of
+ * formed, and `$ALL` is the popcount of the OR of the cells at k (where the engine hands bitmaps
+ * over as bytes, DuckDB, JS counts them: retentionBitmaps.ts). A breakdown splits the bitmaps of
  * its side by label, while the labels are few enough for the bitmap budget (their count read from
  * the engine's statistics, userCounts.ts). A measure, or a breakdown with many or unbounded labels
  * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
