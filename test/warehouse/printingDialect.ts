@@ -118,6 +118,7 @@ export const printingDialect: Dialect = {
 
   atFirstEver: (firstEver) => ({ join: `LEFT JOIN (${firstEver}) fe ON fe.distinct_id = e.distinct_id`, condition: 'e.xwhen = fe.first_at' }),
   retentionCells: () => null,
+  bitmapBytes: () => null,
   retentionCellUsers: () => null,
 
   truth: (value) => (value ? 'true' : 'false'),

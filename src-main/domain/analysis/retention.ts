@@ -2,6 +2,7 @@ import type { AnalysisAnswer } from '../../../src-shared/contract'
 import { UNKNOWN } from './breakdown'
 import { dayOfDs, periodAfter } from '../time/calendar'
 import { validateRetention, type RetentionRequest } from './retentionRequest'
+import { bitmapMarksSql, countBitmaps } from './retentionBitmaps'
 import { retentionSql, STATS_SQL, windowOf, type Cell, type RetentionWindow } from './retentionSql'
 import type { AnalysisModule } from './runner'
 import { factsSql, readFacts } from './userCounts'
@@ -93,8 +94,9 @@ export const retentionAnalysis: AnalysisModule<RetentionRequest, RetentionRespon
     const lastDay = stats.last_ds === null ? null : dayOfDs(Number(stats.last_ds))
     const labels = req.breakdown ? readFacts((await env.query(factsSql([req.breakdown.by], env.dialect)))[0], [req.breakdown.by], env.dialect).labels[0] : null
     const p = env.params()
-    const sql = retentionSql(env, req, w, Number(stats.max_id ?? 0), labels, p)
-    const cells = cellsOf(await env.query(sql, p))
+    const maxId = Number(stats.max_id ?? 0)
+    const marks = bitmapMarksSql(env, req, w, maxId, labels, p)
+    const cells = marks ? await countBitmaps(req, marks.bits, await env.query(marks.sql, p)) : cellsOf(await env.query(retentionSql(env, req, w, maxId, labels, p), p))
     return {
       byField: req.breakdown?.by.property.expression ?? null,
       rows: shape(req, w, cells, lastDay),

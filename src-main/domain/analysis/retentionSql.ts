@@ -15,7 +15,8 @@ import type { RetentionCellAt, RetentionShape } from '../../warehouse/parts/rete
  * inside fromDate..toDate) and/or a return event (`r`, any day of the periods followed), with its
  * period index. Then, without a measure, each period's users become bitmaps over `distinct_id`
  * (cut in chunks), and a cell (period s, offset k) is `|F(s) & R(s + k)|`: no pairs of events are
- * formed, and `$ALL` is the popcount of the OR of the cells at k. A breakdown splits the bitmaps of
+ * formed, and `$ALL` is the popcount of the OR of the cells at k (where the engine hands bitmaps
+ * over as bytes, DuckDB, JS counts them: retentionBitmaps.ts). A breakdown splits the bitmaps of
  * its side by label, while the labels are few enough for the bitmap budget (their count read from
  * the engine's statistics, userCounts.ts). A measure, or a breakdown with many or unbounded labels
  * (lists), needs per-user detail: (user, period) sets of initial and return events are joined on
@@ -69,7 +70,11 @@ function firstEverSql(env: AnalysisEnv, req: RetentionRequest, profile: boolean,
         `
 }
 
-function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams): string {
+/**
+ * The scan's rows (uid, period, f, r[, d][, v]); `byDay`: the day `ds` instead of the period, for
+ * statements that group by day before they join the calendar (retentionBitmaps.ts).
+ */
+export function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p: SqlParams, byDay = false): string {
   // a virtual event's member filters may read user properties too
   const filters = [req.firstEvent, req.secondEvent].flatMap((x) => [x.filter, ...x.event.members.map((m) => m.filter)])
   const profile = profileReads([...filters, req.filter], req.breakdown ? [req.breakdown.by] : [], env.columns)
@@ -82,12 +87,12 @@ function scanSql(env: AnalysisEnv, req: RetentionRequest, w: RetentionWindow, p:
   const days = `e.ds BETWEEN ${p.add(dsOf(w.readFrom))} AND ${p.add(dsOf(w.readTo))}`
   // the calendar, then (DuckDB) the first-ever join; ClickHouse nests them with the profile's (one JOIN per SELECT)
   const joins = [
-    { sql: `JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] },
+    ...(byDay ? [] : [{ sql: `JOIN ${calendarSql(w.readFrom, w.readTo, req.unit, p, d)} cal ON cal.ds = e.ds`, alias: 'cal', columns: ['period'] }]),
     ...(firstEver?.join ? [{ sql: firstEver.join, alias: 'fe', columns: ['first_at'] }] : []),
   ]
   const extra = [...(req.breakdown ? [`${breakdownSql(req.breakdown.by, d, p)} AS d`] : []), ...(req.measure ? [`${d.columnOf(req.measure.property.column)} AS v`] : [])]
   return `SELECT * FROM (
-        SELECT e.distinct_id AS uid, cal.period, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
+        SELECT e.distinct_id AS uid, ${byDay ? 'e.ds' : 'cal.period'}, ${first} AS f, ${back} AS r${extra.map((x) => `, ${x}`).join('')}
         FROM ${d.eventRows({ joins, profile, eventWhere: days })}
         WHERE ${days}
           AND ${samplingSql(req.sampling, d)}
@@ -118,7 +123,7 @@ function nulls(d: Dialect, ...columns: (keyof typeof CELL_TYPES)[]): string {
 
 /** Bitmap memory one query may hold. */
 const BITMAP_BUDGET = 256 * 2 ** 20
-const FULL_CHUNK = 4096
+export const FULL_CHUNK = 4096
 
 /**
  * Ids per bitmap chunk. A chunk of 4096 ids keeps the cell join small (dozens of chunks per period

@@ -31,6 +31,11 @@ export interface RetentionPart {
    * engine's own way; null where the domain's bitmaps and joins count them.
    */
   retentionCells(scan: string, shape: RetentionShape, p: SqlParams): string | null
+  /**
+   * A bitmap of bitmapIn as bytes the domain reads back (8 ids a byte), to count retention's cells
+   * itself (domain/analysis/retentionBitmaps.ts); null where the engine's bitmaps are not bits.
+   */
+  bitmapBytes(bitmap: string): string | null
   /** The users (one column, each once) of a cell, in the same way; null as retentionCells. */
   retentionCellUsers(scan: string, shape: RetentionShape, cell: RetentionCellAt, p: SqlParams): string | null
 }

@@ -135,6 +135,9 @@ export const retention: RetentionPart = {
   // a second JOIN beside the calendar's is error 48 on 18.16: a (user, instant) test instead
   atFirstEver: (firstEver) => ({ join: '', condition: `(e.distinct_id, e.xwhen) IN (SELECT distinct_id, first_at FROM (${firstEver}))` }),
 
+  // its "bitmaps" are arrays of ids (users.ts), and retentionCells answers every shape
+  bitmapBytes: () => null,
+
   retentionCells: (scan, shape, p) => {
     if (shape.measure) return measureCellsSql(scan, shape, p, NULLS)
     const kept = (x: string) => `if(${x} < 0, NULL, ${x})`
