@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES, useEngine, type Project } from '../helpers/engines'
 import { fixture, importAndWait } from '../helpers/ingest'
+import { prng } from '../helpers/fuzz'
 
 /*
  * The modes on more users than one bitmap chunk holds (4096 ids): the server's answer equals a
@@ -22,22 +23,11 @@ const DURATION = 10
 const people = new Map<string, Person>()
 let lastDay = 0
 
-/** A small deterministic generator (mulberry32): the same data every run. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const dayText = (d: number) => new Date(T0 + d * DAY_MS).toISOString().slice(0, 10)
 
 /** The events of every user (the same on every run), noting each user's starts and visit days in `people`. */
 function generate(): string[] {
-  const rnd = random(20)
+  const rnd = prng(20)
   const lines: string[] = []
   let second = 0
   for (let u = 0; u < USERS; u++) {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseAvailable } from '../helpers/clickhouse'
 import { askBoth, useTwins } from '../helpers/twinProjects'
+import { prng } from '../helpers/fuzz'
 
 /**
  * Retention with a measure on ClickHouse (one read of the scan, cell keys carrying the partials:
@@ -17,19 +18,8 @@ const T0 = Date.UTC(2024, 0, 1)
 const DAY_MS = 86_400_000
 const CHANNELS = ['web', 'app', null]
 
-/** A small deterministic generator (mulberry32): the same data every run. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function generate(): string[] {
-  const rnd = random(22)
+  const rnd = prng(22)
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]
   const lines: string[] = []
   let second = 0
