@@ -132,7 +132,13 @@ export const useChartsStore = defineStore('charts', () => {
   // a complete query runs once its edits settle; an answer already there for it is kept
   watch(key, (next) => {
     clearTimeout(timer)
-    if (!next || results[kind.value]?.key === next || running.value === next) return
+    if (!next || running.value === next) return
+    if (results[kind.value]?.key === next) {
+      // back to the query on screen (a value added, then removed): a run for the edit in between
+      // is no longer wanted, and its answer would replace this one's with nothing running to follow
+      if (running.value?.startsWith(`${kind.value}:`)) runs.cancel()
+      return
+    }
     timer = setTimeout(() => void run(), SETTLE_MS)
   })
 
