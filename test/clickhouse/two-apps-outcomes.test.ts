@@ -42,10 +42,8 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
   const recordsOf = (app: App) => house(`SELECT key FROM uba_outcomes_${app.folder} ORDER BY key`)
   /** The deletes (mutations) ever asked of a folder's outcomes table. */
   const mutationsOf = (app: App) => house(`SELECT count() FROM system.mutations WHERE database = '${DATABASE}' AND table = 'uba_outcomes_${app.folder}'`)
-  const settledRecords = async (app: App) => {
-    for (let i = 0; i < 200 && (await recordsOf(app)) !== ''; i++) await new Promise((r) => setTimeout(r, 50))
-    return recordsOf(app)
-  }
+  /** Waits until a folder's sealed outcomes are all gone (the delete is a mutation, applied in the background). */
+  const outcomesSettle = (app: App) => expect.poll(() => recordsOf(app), { timeout: 60_000 }).toBe('')
   const startImport = async (app: App, records: string) => {
     const body = new FormData()
     body.append('file', new Blob([records]), 'records.jsonl')
@@ -107,14 +105,14 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
     // the second app starts while the first is down with its job unsettled
     await start(b)
     expect((await api(b, `/uba/api/import/jobs/${bJob}`)).body).toMatchObject({ state: 'succeeded', rowsRead: 2, rowsWritten: 2, result: { eventsWritten: 2 } })
-    expect(await settledRecords(b)).toBe('')
+    await outcomesSettle(b)
     expect(await recordsOf(a)).toBe(`job:${aJob}`)
     expect(await mutationsOf(a)).toBe(aMutations)
 
     // the first app starts: its job succeeded with its counts, its rows are there once
     await start(a)
     expect((await api(a, `/uba/api/import/jobs/${aJob}`)).body).toMatchObject({ state: 'succeeded', rowsRead: 4, rowsWritten: 4, result: { eventsWritten: 3, profilesChanged: 1 } })
-    expect(await settledRecords(a)).toBe('')
+    await outcomesSettle(a)
     expect(await house("SELECT xwho, count() FROM event_vd WHERE xwho IN ('a1', 'a2', 'b1', 'b2') GROUP BY xwho ORDER BY xwho")).toBe('a1\t2\na2\t1\nb1\t1\nb2\t1')
     expect(await house("SELECT xwho, tier FROM profile_vd WHERE xwho = 'a1'")).toBe('a1\tgold')
     expect((await api(a, '/uba/api/schema/event')).body.map((e: { id: string }) => e.id)).toEqual(expect.arrayContaining(['buy', 'browse']))
@@ -137,7 +135,7 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
     const aMutations = await mutationsOf(a)
 
     await start(b)
-    expect(await settledRecords(b)).toBe('')
+    await outcomesSettle(b)
     expect(await recordsOf(a)).toBe(aRecord)
     expect(await mutationsOf(a)).toBe(aMutations)
     const platformOf = async (app: App, id: string) => ((await api(app, '/uba/api/meta/event')).body.find((e: { id: string }) => e.id === id)?.platform ?? null) as string | null
@@ -146,7 +144,7 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
     expect(await platformOf(b, 'tap')).toBeFalsy()
 
     await start(a)
-    expect(await settledRecords(a)).toBe('')
+    await outcomesSettle(a)
     expect(await platformOf(a, 'tap')).toMatch(/^js$/i)
     const props = (await api(a, '/uba/api/schema/eventProperties?eventId=tap')).body
     expect(props.find((p: { id: string }) => p.id === 'screen')).toMatchObject({ dataType: 'string', dataStatus: 1 })
@@ -171,8 +169,7 @@ describe.skipIf(!clickhouseAvailable())('two apps on one ClickHouse database, ea
 
     await start(a)
     expect((await api(a, `/uba/api/import/jobs/${id}`)).body).toMatchObject({ state: 'succeeded', rowsRead: 2, rowsWritten: 2, result: { eventsWritten: 2 } })
-    for (let i = 0; i < 200 && (await shared()) !== others.join('\n'); i++) await new Promise((r) => setTimeout(r, 50))
-    expect(await shared()).toBe(others.join('\n'))
+    await expect.poll(shared, { timeout: 60_000 }).toBe(others.join('\n'))
     expect(await house("SELECT count() FROM event_vd WHERE xwho IN ('g1', 'g2')")).toBe('2')
     await a.server.kill()
   }, 500_000)
